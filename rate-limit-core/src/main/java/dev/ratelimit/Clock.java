@@ -1,0 +1,25 @@
+package dev.ratelimit;
+
+/**
+ * The one source of time for every limiter: the current instant in microseconds since the Unix
+ * epoch.
+ *
+ * <p>Nothing else in this library reads the system clock. Tests pass a {@link ManualClock}; the
+ * Redis store uses the Redis server's {@code TIME} so that instances with skewed clocks agree.
+ * Implementations must be thread-safe and should never go backwards; the algorithms tolerate a
+ * clock that does (elapsed time is treated as zero) but cannot refund what was already spent.
+ */
+@FunctionalInterface
+public interface Clock {
+
+    /** Microseconds since 1970-01-01T00:00:00Z. */
+    long nowMicros();
+
+    /**
+     * A monotonic clock anchored to the wall clock once, at creation: it reads
+     * {@code System.nanoTime()} and never jumps when the wall clock is adjusted.
+     */
+    static Clock system() {
+        return new SystemClock();
+    }
+}

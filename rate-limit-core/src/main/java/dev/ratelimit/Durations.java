@@ -1,0 +1,44 @@
+package dev.ratelimit;
+
+import java.time.Duration;
+
+/** Conversions between {@link Duration} and the microseconds every algorithm counts in. */
+public final class Durations {
+    /** The longest window or period a policy accepts: 400 days. */
+    public static final Duration MAX = Duration.ofDays(400);
+
+    private Durations() {
+    }
+
+    /** {@code d} in microseconds, truncated toward zero. */
+    public static long toMicros(Duration d) {
+        return d.getSeconds() * 1_000_000L + d.getNano() / 1_000L;
+    }
+
+    /** {@code micros} microseconds as a Duration. */
+    public static Duration ofMicros(long micros) {
+        return Duration.ofSeconds(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1_000L);
+    }
+
+    /**
+     * Validates a policy duration: positive, whole microseconds, at most {@link #MAX}.
+     *
+     * @return the duration in microseconds
+     * @throws InvalidConfigurationException naming {@code field} and the bad value
+     */
+    static long positiveMicros(String field, Duration d) {
+        if (d == null) {
+            throw new InvalidConfigurationException(field, "must be set, was null");
+        }
+        if (d.isNegative() || d.isZero()) {
+            throw new InvalidConfigurationException(field, "must be > 0, was " + d);
+        }
+        if (d.compareTo(MAX) > 0) {
+            throw new InvalidConfigurationException(field, "must be at most " + MAX + ", was " + d);
+        }
+        if (d.getNano() % 1_000 != 0) {
+            throw new InvalidConfigurationException(field, "must be whole microseconds, was " + d);
+        }
+        return toMicros(d);
+    }
+}

@@ -1,0 +1,47 @@
+package dev.ratelimit;
+
+/**
+ * Integer helpers shared by the policies and the algorithms. Every quantity an algorithm stores or
+ * compares stays below {@link #MAX} (2^53), so the same arithmetic is exact in Java longs and in
+ * the Lua numbers (IEEE doubles) that the Redis scripts use.
+ */
+public final class Exact {
+    /** 2^53: the bound below which doubles represent every integer exactly. */
+    public static final long MAX = 1L << 53;
+
+    private Exact() {
+    }
+
+    /** Greatest common divisor of two positive numbers. */
+    public static long gcd(long a, long b) {
+        while (b != 0) {
+            long t = a % b;
+            a = b;
+            b = t;
+        }
+        return a;
+    }
+
+    /** Ceiling of {@code a / b} for {@code a >= 0, b > 0}. */
+    public static long ceilDiv(long a, long b) {
+        return -Math.floorDiv(-a, b);
+    }
+
+    /** {@code a * b}, or {@link Long#MAX_VALUE} if that exceeds {@link #MAX}; a, b positive. */
+    static long productOrOverflow(long a, long b) {
+        return a > MAX / b ? Long.MAX_VALUE : a * b;
+    }
+
+    static void requirePositive(String field, long value) {
+        if (value <= 0) {
+            throw new InvalidConfigurationException(field, "must be > 0, was " + value);
+        }
+    }
+
+    static void requireExact(String what, long product, String hint) {
+        if (product > MAX) {
+            throw new InvalidConfigurationException(what, "is too large for exact arithmetic (must stay below 2^53 = "
+                    + MAX + ", was " + (product == Long.MAX_VALUE ? "more" : product) + "); " + hint);
+        }
+    }
+}

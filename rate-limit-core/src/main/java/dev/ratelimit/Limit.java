@@ -1,0 +1,72 @@
+package dev.ratelimit;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * A named limit: one policy, or several checked together for the same key (a composite such as
+ * 10 per second and 1000 per hour). A request passes only if every policy lets it pass, and a
+ * rejection consumes from none of them.
+ *
+ * <pre>{@code
+ * Limit scan = Limit.of("scan",
+ *         Policy.tokenBucket(10, 10, Duration.ofSeconds(1)),        // bursts of 10, 10/s
+ *         Policy.fixedWindow(1000, Duration.ofHours(1)));          // and 1000 an hour
+ * }</pre>
+ *
+ * @param name     what the limit is called in headers and store keys: 1-64 of {@code [A-Za-z0-9._-]}
+ * @param policies one to {@value #MAX_POLICIES} policies
+ */
+public record Limit(String name, List<Policy> policies) {
+    /** The most policies one limit may combine. */
+    public static final int MAX_POLICIES = 8;
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+
+    /** Validates the name and the policy list, and copies the list. */
+    public Limit {
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new InvalidConfigurationException("name", "must be 1-64 characters of [A-Za-z0-9._-], was "
+                    + (name == null ? "null" : "\"" + name.replaceAll("[\\p{Cntrl}]", "?") + "\""));
+        }
+        if (policies == null || policies.isEmpty()) {
+            throw new InvalidConfigurationException("policies", "must name at least one policy, was " + policies);
+        }
+        if (policies.size() > MAX_POLICIES) {
+            throw new InvalidConfigurationException("policies", "must have at most " + MAX_POLICIES + " policies, was " + policies.size());
+        }
+        for (int i = 0; i < policies.size(); i++) {
+            if (policies.get(i) == null) {
+                throw new InvalidConfigurationException("policies[" + i + "]", "must not be null");
+            }
+        }
+        policies = List.copyOf(policies);
+    }
+
+    /** A limit named {@code name} made of {@code policies}. */
+    public static Limit of(String name, Policy... policies) {
+        return new Limit(name, List.of(policies));
+    }
+
+    /** Whether this limit combines more than one policy. */
+    public boolean isComposite() {
+        return policies.size() > 1;
+    }
+
+    /**
+     * A short, stable digest of the policies (16 hex characters). Stores put it in their keys so
+     * that changing a limit's numbers starts from fresh state instead of misreading the old one.
+     */
+    public String fingerprint() {
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            byte[] digest = sha.digest(policies.toString().getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JVM", e);
+        }
+    }
+}

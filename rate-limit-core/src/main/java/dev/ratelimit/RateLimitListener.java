@@ -1,0 +1,31 @@
+package dev.ratelimit;
+
+/**
+ * Hears what the limiter does: each decision (from the servlet filter, with its tier and endpoint),
+ * store errors, store latency and changes of store health. Every method has an empty default, and
+ * callers check {@link #NONE} before building anything to pass, so an unused listener costs nothing.
+ *
+ * <p>Implementations must be thread-safe, fast and must not throw; an exception thrown from a listener
+ * is caught and dropped by the caller.
+ */
+public interface RateLimitListener {
+    /** The listener that listens to nothing. */
+    RateLimitListener NONE = new RateLimitListener() {
+    };
+
+    /** A request was decided. */
+    default void onDecision(DecisionEvent event) {
+    }
+
+    /** A store call took {@code micros} microseconds ({@code ok} false if it failed). */
+    default void onStoreCall(long micros, boolean ok) {
+    }
+
+    /** A store call failed; the decision followed the failure mode. */
+    default void onStoreError(Throwable error) {
+    }
+
+    /** The store's health changed, e.g. from {@code UP} to {@code CIRCUIT_OPEN}. */
+    default void onHealthChange(StoreHealth previous, StoreHealth current) {
+    }
+}

@@ -1,0 +1,32 @@
+package dev.ratelimit;
+
+/**
+ * Decides requests against one {@link Limit}, per key (a client id such as {@code apikey:...} or
+ * {@code ip:...}). Obtained from {@link RateLimitStore#limiter(Limit)}; thread-safe.
+ *
+ * <pre>{@code
+ * RateLimiter login = store.limiter(Limit.of("login", Policy.fixedWindow(5, Duration.ofMinutes(1))));
+ * Decision d = login.tryAcquire("ip:203.0.113.7");
+ * if (!d.allowed()) { ... 429, Retry-After: d.retryAfter() ... }
+ * }</pre>
+ */
+public interface RateLimiter {
+
+    /** The limit this limiter enforces. */
+    Limit limit();
+
+    /**
+     * Takes {@code cost} from the key's quota if every policy of the limit allows it, and otherwise
+     * takes nothing.
+     *
+     * @param key  the client's key; any string
+     * @param cost the request's weight, {@code >= 1}
+     * @throws IllegalArgumentException if {@code cost < 1}
+     */
+    Decision tryAcquire(String key, long cost);
+
+    /** {@link #tryAcquire(String, long)} with cost 1. */
+    default Decision tryAcquire(String key) {
+        return tryAcquire(key, 1);
+    }
+}

@@ -1,0 +1,70 @@
+package dev.ratelimit.algorithm;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.FixedWindow;
+import dev.ratelimit.Gcra;
+import dev.ratelimit.Policy;
+import dev.ratelimit.SlidingWindowCounter;
+import dev.ratelimit.SlidingWindowLog;
+import dev.ratelimit.TokenBucket;
+
+/**
+ * The maths of one policy over one key's state, with no storage and no clock of its own: every
+ * method receives the state and the current time ({@code now}, µs since the epoch). Internal to the
+ * library (the in-memory store runs it; the Redis scripts mirror it line by line).
+ *
+ * <p>State is {@link #words()} longs at {@code s[o..]} and, for the sliding log, one object at
+ * {@code logs[l]}. All-zero state (and a null log) means "fresh": a full quota. Reading methods never
+ * change the state; only {@link #consume} does, and only after {@link #waitMicros} returned 0.
+ * A clock that goes backwards is treated as standing still.
+ */
+public interface Algorithm {
+
+    /** {@link #waitMicros} of a cost that can never pass. */
+    long NEVER = Decision.NEVER;
+
+    /** The algorithm for {@code policy}. */
+    static Algorithm of(Policy policy) {
+        if (policy instanceof TokenBucket p) {
+            return new TokenBucketAlgorithm(p);
+        } else if (policy instanceof FixedWindow p) {
+            return new FixedWindowAlgorithm(p);
+        } else if (policy instanceof SlidingWindowLog p) {
+            return new SlidingWindowLogAlgorithm(p);
+        } else if (policy instanceof SlidingWindowCounter p) {
+            return new SlidingWindowCounterAlgorithm(p);
+        } else if (policy instanceof Gcra p) {
+            return new GcraAlgorithm(p);
+        }
+        throw new IllegalArgumentException("policy: unknown type " + policy.getClass().getName());
+    }
+
+    /** The policy this algorithm enforces. */
+    Policy policy();
+
+    /** How many longs of state a key needs. */
+    int words();
+
+    /** Whether a key also needs a log object (only the sliding window log). */
+    default boolean keepsLog() {
+        return false;
+    }
+
+    /** 0 if {@code cost} may pass now; else the exact µs until it may; {@link #NEVER} if it never may. */
+    long waitMicros(long[] s, int o, Object[] logs, int l, long now, long cost);
+
+    /** Takes {@code cost}; only call after {@link #waitMicros} returned 0 for the same arguments. */
+    void consume(long[] s, int o, Object[] logs, int l, long now, long cost);
+
+    /** Unit-cost requests that would pass now. */
+    long remaining(long[] s, int o, Object[] logs, int l, long now);
+
+    /** µs until the quota is fully back (0 if it is). */
+    long resetAfterMicros(long[] s, int o, Object[] logs, int l, long now);
+
+    /**
+     * The instant (µs since the epoch) from which this state means exactly what a fresh state means,
+     * so it can be forgotten; 0 for a state that is already fresh.
+     */
+    long forgetAtMicros(long[] s, int o, Object[] logs, int l);
+}

@@ -1,0 +1,120 @@
+package dev.ratelimit.algorithm;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.Limit;
+import dev.ratelimit.Source;
+import dev.ratelimit.Verdict;
+
+/**
+ * Decides one request against every policy of a {@link Limit}, over one key's state: the
+ * policies' states side by side in {@code s[base..base+words())} and their logs in
+ * {@code logs[logBase..logBase+logs())}. All-or-nothing: the cost is taken from every policy when
+ * all allow it, from none otherwise. The caller guards the state (a lock, a Lua script).
+ */
+public final class LimitEvaluator {
+    private final Limit limit;
+    private final Algorithm[] algorithms;
+    private final int[] wordOffsets;
+    private final int[] logOffsets;
+    private final int words;
+    private final int logs;
+
+    /** An evaluator for {@code limit}. */
+    public LimitEvaluator(Limit limit) {
+        this.limit = limit;
+        int n = limit.policies().size();
+        this.algorithms = new Algorithm[n];
+        this.wordOffsets = new int[n];
+        this.logOffsets = new int[n];
+        int w = 0;
+        int g = 0;
+        for (int i = 0; i < n; i++) {
+            Algorithm a = Algorithm.of(limit.policies().get(i));
+            algorithms[i] = a;
+            wordOffsets[i] = w;
+            logOffsets[i] = g;
+            w += a.words();
+            g += a.keepsLog() ? 1 : 0;
+        }
+        this.words = w;
+        this.logs = g;
+    }
+
+    /** The limit evaluated. */
+    public Limit limit() {
+        return limit;
+    }
+
+    /** Longs of state per key. */
+    public int words() {
+        return words;
+    }
+
+    /** Log objects per key (sliding window logs). */
+    public int logs() {
+        return logs;
+    }
+
+    /**
+     * Decides a request of {@code cost} at {@code now}, updating the state when it is allowed.
+     *
+     * @throws IllegalArgumentException if {@code cost < 1}
+     */
+    public Decision decide(long[] s, int base, Object[] logArray, int logBase, long now, long cost) {
+        if (cost < 1) {
+            throw new IllegalArgumentException("cost must be >= 1, was " + cost);
+        }
+        int decider = -1;
+        long longestWait = 0;
+        for (int i = 0; i < algorithms.length; i++) {
+            long wait = algorithms[i].waitMicros(s, base + wordOffsets[i], logArray, logBase + logOffsets[i], now, cost);
+            if (wait == Algorithm.NEVER) {
+                return describe(i, Verdict.COST_EXCEEDS_LIMIT, s, base, logArray, logBase, now, Decision.NEVER);
+            }
+            if (wait > longestWait) {
+                longestWait = wait;
+                decider = i;
+            }
+        }
+        if (decider >= 0) {
+            return describe(decider, Verdict.REJECTED, s, base, logArray, logBase, now, longestWait);
+        }
+        for (int i = 0; i < algorithms.length; i++) {
+            algorithms[i].consume(s, base + wordOffsets[i], logArray, logBase + logOffsets[i], now, cost);
+        }
+        return describe(closestToRejecting(s, base, logArray, logBase, now), Verdict.ALLOWED, s, base, logArray, logBase, now, 0);
+    }
+
+    /** The instant from which the whole key's state equals a fresh state (0 if it already does). */
+    public long forgetAtMicros(long[] s, int base, Object[] logArray, int logBase) {
+        long at = 0;
+        for (int i = 0; i < algorithms.length; i++) {
+            at = Math.max(at, algorithms[i].forgetAtMicros(s, base + wordOffsets[i], logArray, logBase + logOffsets[i]));
+        }
+        return at;
+    }
+
+    private int closestToRejecting(long[] s, int base, Object[] logArray, int logBase, long now) {
+        if (algorithms.length == 1) {
+            return 0;
+        }
+        int best = 0;
+        long fewest = Long.MAX_VALUE;
+        for (int i = 0; i < algorithms.length; i++) {
+            long remaining = algorithms[i].remaining(s, base + wordOffsets[i], logArray, logBase + logOffsets[i], now);
+            if (remaining < fewest) {
+                fewest = remaining;
+                best = i;
+            }
+        }
+        return best;
+    }
+
+    private Decision describe(int i, Verdict verdict, long[] s, int base, Object[] logArray, int logBase, long now, long retryAfter) {
+        Algorithm a = algorithms[i];
+        int o = base + wordOffsets[i];
+        int l = logBase + logOffsets[i];
+        return new Decision(verdict, Source.STORE, a.policy(), a.policy().limit(),
+                a.remaining(s, o, logArray, l, now), a.resetAfterMicros(s, o, logArray, l, now), retryAfter);
+    }
+}

@@ -1,0 +1,64 @@
+package dev.ratelimit.store.memory;
+
+import dev.ratelimit.Clock;
+import dev.ratelimit.Decision;
+import dev.ratelimit.Limit;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.algorithm.LimitEvaluator;
+
+/** One limit's keys, spread over independently locked {@link Shard}s by the key's hash. */
+final class MemoryRateLimiter implements RateLimiter {
+    private final Limit limit;
+    private final Shard[] shards;
+    private final int shardShift;
+    private final long seed;
+
+    MemoryRateLimiter(Limit limit, Clock clock, int maxKeys, long seed) {
+        this.limit = limit;
+        this.seed = seed;
+        int shardCount = shardCount(maxKeys);
+        this.shardShift = 64 - Integer.numberOfTrailingZeros(shardCount);
+        this.shards = new Shard[shardCount];
+        LimitEvaluator evaluator = new LimitEvaluator(limit);
+        for (int i = 0; i < shardCount; i++) {
+            // Spread the cap exactly: the first (maxKeys % shardCount) shards hold one more.
+            int share = maxKeys / shardCount + (i < maxKeys % shardCount ? 1 : 0);
+            shards[i] = new Shard(evaluator, clock, share);
+        }
+    }
+
+    /** Up to 64 shards, at least 8 keys each. */
+    static int shardCount(int maxKeys) {
+        return Math.max(1, Math.min(64, Integer.highestOneBit(Math.max(1, maxKeys / 8))));
+    }
+
+    @Override
+    public Limit limit() {
+        return limit;
+    }
+
+    @Override
+    public Decision tryAcquire(String key, long cost) {
+        if (cost < 1) {
+            throw new IllegalArgumentException("cost must be >= 1, was " + cost);
+        }
+        long hash = KeyHash.hash(key, seed);
+        // Top bits pick the shard; the shard's table indexes with bits from 8 up, so the two are independent.
+        Shard shard = shardShift == 64 ? shards[0] : shards[(int) (hash >>> shardShift)];
+        return shard.decide(hash, cost);
+    }
+
+    long trackedKeys() {
+        long total = 0;
+        for (Shard shard : shards) {
+            total += shard.size();
+        }
+        return total;
+    }
+
+    void cleanUp() {
+        for (Shard shard : shards) {
+            shard.sweepAll();
+        }
+    }
+}

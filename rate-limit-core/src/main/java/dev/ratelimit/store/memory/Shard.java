@@ -1,0 +1,227 @@
+package dev.ratelimit.store.memory;
+
+import dev.ratelimit.Clock;
+import dev.ratelimit.Decision;
+import dev.ratelimit.algorithm.LimitEvaluator;
+
+import java.util.Arrays;
+
+/**
+ * One lock's worth of keys: an open-addressing table (linear probing, backward-shift deletion) of
+ * fixed-size slots {@code [tag, state...]} in a single {@code long[]}, so a decision touches one
+ * cache line and allocates nothing but its {@link Decision}.
+ *
+ * <p>The tag is the key's hash with its low 8 bits replaced by a use counter (saturating at 255,
+ * halved every {@code 8 * maxEntries} decisions). When the shard holds {@code maxEntries} keys and a
+ * new key arrives, it first drops entries whose state is fresh again (forgetting them changes
+ * nothing), then evicts the least-used of a sample, so a flood of new keys evicts other new keys, not
+ * the clients that keep coming back. Every insert also sweeps two slots, so stale entries leave as
+ * new ones arrive; {@link #sweepAll} sweeps the whole shard.
+ */
+final class Shard {
+    private static final long FREQ_MASK = 0xFFL;
+    private static final long KEY_MASK = ~FREQ_MASK;
+    private static final int MIN_LENGTH = 8;
+    private static final int SWEEP_PER_INSERT = 2;
+    private static final int SWEEP_WHEN_FULL = 32;
+    private static final int EVICTION_SAMPLE = 16;
+
+    private final LimitEvaluator evaluator;
+    private final Clock clock;
+    private final int stride;
+    private final int logsPerSlot;
+    private final int maxEntries;
+    private final int maxLength;
+
+    private long[] table;
+    private Object[] logs;
+    private int length;
+    private int count;
+    private int cursor;
+    private long decisionsSinceAging;
+
+    Shard(LimitEvaluator evaluator, Clock clock, int maxEntries) {
+        this.evaluator = evaluator;
+        this.clock = clock;
+        this.stride = 1 + evaluator.words();
+        this.logsPerSlot = evaluator.logs();
+        this.maxEntries = maxEntries;
+        this.maxLength = Math.max(MIN_LENGTH, Integer.highestOneBit(Math.max(1, (maxEntries * 4 + 2) / 3 - 1)) << 1);
+        allocate(Math.min(MIN_LENGTH, maxLength));
+    }
+
+    synchronized Decision decide(long hash, long cost) {
+        long key = keyOf(hash);
+        long now = clock.nowMicros();
+        int slot = find(key);
+        if (slot < 0) {
+            slot = insert(key, now);
+        } else if ((table[slot * stride] & FREQ_MASK) != FREQ_MASK) {
+            table[slot * stride]++;
+        }
+        if (++decisionsSinceAging >= 8L * maxEntries) {
+            age();
+        }
+        Decision decision = evaluator.decide(table, slot * stride + 1, logs, slot * logsPerSlot, now, cost);
+        if (!decision.allowed() && isFresh(slot, now)) {
+            // A rejected first request (cost over the limit) leaves nothing worth remembering.
+            remove(slot);
+        }
+        return decision;
+    }
+
+    synchronized int size() {
+        return count;
+    }
+
+    /** Drops every entry whose state is fresh again at {@code now}. */
+    synchronized void sweepAll() {
+        long now = clock.nowMicros();
+        for (int i = 0; i < length; i++) {
+            // Removal shifts a later entry of the run into i: look at i again until it keeps its entry.
+            while (table[i * stride] != 0 && isFresh(i, now)) {
+                remove(i);
+            }
+        }
+    }
+
+    private static long keyOf(long hash) {
+        long key = hash & KEY_MASK;
+        return key == 0 ? 1L << 8 : key;
+    }
+
+    /** The slot where a key's probe run starts. */
+    private int home(long key) {
+        return (int) (key >>> 8) & (length - 1);
+    }
+
+    private int find(long key) {
+        int i = home(key);
+        while (true) {
+            long tag = table[i * stride];
+            if (tag == 0) {
+                return -1;
+            }
+            if ((tag & KEY_MASK) == key) {
+                return i;
+            }
+            i = (i + 1) & (length - 1);
+        }
+    }
+
+    private int insert(long key, long now) {
+        sweep(SWEEP_PER_INSERT, now);
+        if (count >= maxEntries && sweep(SWEEP_WHEN_FULL, now) == 0) {
+            evictLeastUsed();
+        }
+        if ((count + 1) * 4L > length * 3L && length < maxLength) {
+            allocate(length * 2);
+        }
+        int i = home(key);
+        while (table[i * stride] != 0) {
+            i = (i + 1) & (length - 1);
+        }
+        table[i * stride] = key | 1;
+        count++;
+        return i;
+    }
+
+    private boolean isFresh(int slot, long now) {
+        return evaluator.forgetAtMicros(table, slot * stride + 1, logs, slot * logsPerSlot) <= now;
+    }
+
+    /** Visits up to {@code budget} slots from the cursor, dropping fresh entries; returns how many it dropped. */
+    private int sweep(int budget, long now) {
+        int dropped = 0;
+        for (int n = 0; n < budget && count > 0; n++) {
+            if (table[cursor * stride] != 0 && isFresh(cursor, now)) {
+                remove(cursor);
+                dropped++;
+            } else {
+                cursor = (cursor + 1) & (length - 1);
+            }
+        }
+        return dropped;
+    }
+
+    private void evictLeastUsed() {
+        int victim = -1;
+        long fewest = Long.MAX_VALUE;
+        int i = cursor;
+        for (int seen = 0, visited = 0; seen < EVICTION_SAMPLE && visited < length; visited++) {
+            long tag = table[i * stride];
+            if (tag != 0) {
+                seen++;
+                if ((tag & FREQ_MASK) < fewest) {
+                    fewest = tag & FREQ_MASK;
+                    victim = i;
+                }
+            }
+            i = (i + 1) & (length - 1);
+        }
+        cursor = i;
+        remove(victim);
+    }
+
+    private void age() {
+        decisionsSinceAging = 0;
+        for (int i = 0; i < length; i++) {
+            int t = i * stride;
+            long tag = table[t];
+            if (tag != 0) {
+                table[t] = (tag & KEY_MASK) | ((tag & FREQ_MASK) >>> 1);
+            }
+        }
+    }
+
+    /** Empties slot {@code i}, shifting later entries of its probe run back so lookups still find them. */
+    private void remove(int i) {
+        int mask = length - 1;
+        int j = i;
+        while (true) {
+            j = (j + 1) & mask;
+            long tag = table[j * stride];
+            if (tag == 0) {
+                break;
+            }
+            int h = home(tag);
+            boolean stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
+            if (!stays) {
+                System.arraycopy(table, j * stride, table, i * stride, stride);
+                if (logsPerSlot > 0) {
+                    System.arraycopy(logs, j * logsPerSlot, logs, i * logsPerSlot, logsPerSlot);
+                }
+                i = j;
+            }
+        }
+        Arrays.fill(table, i * stride, i * stride + stride, 0L);
+        if (logsPerSlot > 0) {
+            Arrays.fill(logs, i * logsPerSlot, i * logsPerSlot + logsPerSlot, null);
+        }
+        count--;
+    }
+
+    private void allocate(int newLength) {
+        long[] oldTable = table;
+        Object[] oldLogs = logs;
+        int oldLength = length;
+        table = new long[newLength * stride];
+        logs = logsPerSlot > 0 ? new Object[newLength * logsPerSlot] : null;
+        length = newLength;
+        cursor = 0;
+        for (int i = 0; i < oldLength; i++) {
+            long tag = oldTable[i * stride];
+            if (tag == 0) {
+                continue;
+            }
+            int j = (int) (tag >>> 8) & (newLength - 1); // home(tag) in the new length
+            while (table[j * stride] != 0) {
+                j = (j + 1) & (newLength - 1);
+            }
+            System.arraycopy(oldTable, i * stride, table, j * stride, stride);
+            if (logsPerSlot > 0) {
+                System.arraycopy(oldLogs, i * logsPerSlot, logs, j * logsPerSlot, logsPerSlot);
+            }
+        }
+    }
+}

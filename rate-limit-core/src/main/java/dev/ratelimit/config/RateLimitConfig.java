@@ -1,0 +1,208 @@
+package dev.ratelimit.config;
+
+import dev.ratelimit.InvalidConfigurationException;
+import dev.ratelimit.Limit;
+import dev.ratelimit.Policy;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What to limit: tiers (free, pro, enterprise...) times named endpoints, each mapped to a
+ * {@link Limit}; the tier of clients whose key names none; how keys map to tiers (by prefix);
+ * which requests are which endpoint; what happens to requests that match no endpoint; and what is
+ * never limited. Immutable and validated: every tier defines the same endpoints.
+ *
+ * <p>Load it from JSON ({@link #fromJson(Path)}, {@link #fromClasspath(String)}; the format is in the
+ * README), take the bundled seed table ({@link #defaults()}), or build it in code:
+ * <pre>{@code
+ * RateLimitConfig config = RateLimitConfig.builder()
+ *         .endpoint(EndpointRule.of("GET", "/api/scan", "scan"))
+ *         .limit("free", "scan", TokenBucket.perSecond(10, 1))
+ *         .limit("pro", "scan", TokenBucket.perSecond(100, 10))
+ *         .tierPrefix("sk-pro-", "pro")
+ *         .build();
+ * }</pre>
+ *
+ * @param defaultTier  the tier of clients without a recognized key
+ * @param tiers        tier name to endpoint name to limit (limits are named after their endpoint)
+ * @param tierPrefixes API-key prefix to tier, tried longest first
+ * @param endpoints    request matching rules, tried in order
+ * @param unmatched    the limit for requests matching no rule, or empty for unlimited
+ * @param allowlist    requests that are never limited
+ * @param shadow       when true, no rejection is enforced anywhere (decide, report, let through)
+ */
+public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>> tiers,
+                              Map<String, String> tierPrefixes, List<EndpointRule> endpoints,
+                              Optional<Limit> unmatched, Allowlist allowlist, boolean shadow) {
+    /** The name of the limit applied to requests that match no endpoint rule. */
+    public static final String UNMATCHED_NAME = "default";
+    /** Where the bundled default configuration lives on the classpath. */
+    public static final String DEFAULTS_RESOURCE = "dev/ratelimit/config/default-rate-limits.json";
+
+    /** Validates cross-field rules and copies every collection. */
+    public RateLimitConfig {
+        if (tiers == null || tiers.isEmpty()) {
+            throw new InvalidConfigurationException("tiers", "must define at least one tier");
+        }
+        if (defaultTier == null || !tiers.containsKey(defaultTier)) {
+            throw new InvalidConfigurationException("defaultTier", "must name a defined tier " + tiers.keySet() + ", was "
+                    + (defaultTier == null ? "null" : "\"" + defaultTier + "\""));
+        }
+        Map<String, Map<String, Limit>> copy = new LinkedHashMap<>();
+        tiers.forEach((tier, limits) -> {
+            if (!EndpointRule.NAME.matcher(tier).matches()) {
+                throw new InvalidConfigurationException("tiers", "tier names must be 1-64 characters of [A-Za-z0-9._-], was \"" + tier + "\"");
+            }
+            copy.put(tier, Map.copyOf(limits));
+        });
+        tiers = java.util.Collections.unmodifiableMap(copy);
+        var expected = tiers.get(defaultTier).keySet();
+        for (var entry : tiers.entrySet()) {
+            for (String endpoint : expected) {
+                if (!entry.getValue().containsKey(endpoint)) {
+                    throw new InvalidConfigurationException("tiers." + entry.getKey(), "must define endpoint \"" + endpoint
+                            + "\" (tier \"" + defaultTier + "\" does), has " + entry.getValue().keySet());
+                }
+            }
+            for (String endpoint : entry.getValue().keySet()) {
+                if (!expected.contains(endpoint)) {
+                    throw new InvalidConfigurationException("tiers." + entry.getKey() + "." + endpoint,
+                            "is not defined by the default tier \"" + defaultTier + "\" " + expected);
+                }
+            }
+        }
+        tierPrefixes = Map.copyOf(tierPrefixes);
+        for (var prefix : tierPrefixes.entrySet()) {
+            if (!tiers.containsKey(prefix.getValue())) {
+                throw new InvalidConfigurationException("tierPrefixes." + prefix.getKey(), "must name a defined tier "
+                        + tiers.keySet() + ", was \"" + prefix.getValue() + "\"");
+            }
+        }
+        endpoints = List.copyOf(endpoints);
+        for (int i = 0; i < endpoints.size(); i++) {
+            EndpointRule rule = endpoints.get(i);
+            if (!expected.contains(rule.name())) {
+                throw new InvalidConfigurationException("endpoints[" + i + "].name", "must name an endpoint the tiers define "
+                        + expected + ", was \"" + rule.name() + "\"");
+            }
+            for (var tier : tiers.entrySet()) {
+                long limitOfEndpoint = tier.getValue().get(rule.name()).policies().stream().mapToLong(Policy::limit).min().orElseThrow();
+                if (rule.cost() > limitOfEndpoint) {
+                    throw new InvalidConfigurationException("endpoints[" + i + "].cost", "must not exceed the smallest limit of \""
+                            + rule.name() + "\" in tier \"" + tier.getKey() + "\" (" + limitOfEndpoint + "), or no request could ever pass; was " + rule.cost());
+                }
+            }
+        }
+        if (unmatched == null) {
+            unmatched = Optional.empty();
+        }
+        if (allowlist == null) {
+            allowlist = Allowlist.NONE;
+        }
+    }
+
+    /** The limit for {@code endpoint} in {@code tier}, if that tier and endpoint exist. */
+    public Optional<Limit> limit(String tier, String endpoint) {
+        Map<String, Limit> limits = tiers.get(tier);
+        return limits == null ? Optional.empty() : Optional.ofNullable(limits.get(endpoint));
+    }
+
+    /** The bundled configuration: the seed's free/pro/enterprise table for scan, reports and login. */
+    public static RateLimitConfig defaults() {
+        return fromClasspath(DEFAULTS_RESOURCE);
+    }
+
+    /** Loads JSON from a file; errors name the JSON path and the bad value. */
+    public static RateLimitConfig fromJson(Path file) {
+        return ConfigJson.read(file);
+    }
+
+    /** Loads JSON from a stream (not closed); {@code source} names it in errors. */
+    public static RateLimitConfig fromJson(InputStream json, String source) throws IOException {
+        return ConfigJson.read(json, source);
+    }
+
+    /** Loads JSON from a classpath resource. */
+    public static RateLimitConfig fromClasspath(String resource) {
+        return ConfigJson.readResource(resource);
+    }
+
+    /** A builder for configuration in code. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Builds a {@link RateLimitConfig}; {@link #build()} runs the validation. */
+    public static final class Builder {
+        private String defaultTier = "free";
+        private final Map<String, Map<String, List<Policy>>> tiers = new LinkedHashMap<>();
+        private final Map<String, String> tierPrefixes = new LinkedHashMap<>();
+        private final List<EndpointRule> endpoints = new ArrayList<>();
+        private Limit unmatched;
+        private Allowlist allowlist = Allowlist.NONE;
+        private boolean shadow;
+
+        private Builder() {
+        }
+
+        /** The tier of clients without a recognized key (default {@code free}). */
+        public Builder defaultTier(String tier) {
+            this.defaultTier = tier;
+            return this;
+        }
+
+        /** Adds a policy to {@code endpoint} in {@code tier}; several make a composite limit. */
+        public Builder limit(String tier, String endpoint, Policy... policies) {
+            tiers.computeIfAbsent(tier, t -> new LinkedHashMap<>()).computeIfAbsent(endpoint, e -> new ArrayList<>()).addAll(List.of(policies));
+            return this;
+        }
+
+        /** Keys starting with {@code prefix} belong to {@code tier}. */
+        public Builder tierPrefix(String prefix, String tier) {
+            tierPrefixes.put(prefix, tier);
+            return this;
+        }
+
+        /** Adds a request matching rule (tried in the order added). */
+        public Builder endpoint(EndpointRule rule) {
+            endpoints.add(rule);
+            return this;
+        }
+
+        /** The limit for requests that match no rule (default: unlimited). */
+        public Builder unmatched(Policy... policies) {
+            this.unmatched = Limit.of(UNMATCHED_NAME, policies);
+            return this;
+        }
+
+        /** Requests never limited. */
+        public Builder allowlist(Allowlist allowlist) {
+            this.allowlist = allowlist;
+            return this;
+        }
+
+        /** Report rejections without enforcing any. */
+        public Builder shadow(boolean shadow) {
+            this.shadow = shadow;
+            return this;
+        }
+
+        /** The validated configuration. */
+        public RateLimitConfig build() {
+            Map<String, Map<String, Limit>> limits = new LinkedHashMap<>();
+            tiers.forEach((tier, endpointsOfTier) -> {
+                Map<String, Limit> byEndpoint = new LinkedHashMap<>();
+                endpointsOfTier.forEach((endpoint, policies) -> byEndpoint.put(endpoint, new Limit(endpoint, policies)));
+                limits.put(tier, byEndpoint);
+            });
+            return new RateLimitConfig(defaultTier, limits, tierPrefixes, endpoints, Optional.ofNullable(unmatched), allowlist, shadow);
+        }
+    }
+}

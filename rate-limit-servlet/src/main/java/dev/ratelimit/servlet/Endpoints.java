@@ -1,6 +1,8 @@
 package dev.ratelimit.servlet;
 
 import dev.ratelimit.config.EndpointRule;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.http.HttpServletRequest;
 
 import java.util.ArrayDeque;
@@ -47,8 +49,10 @@ final class Endpoints {
 
     /** The normalized path of {@code request} inside its context, e.g. {@code /api/scan}. */
     static String pathOf(HttpServletRequest request) {
-        String servletPath = request.getServletPath();
-        String pathInfo = request.getPathInfo();
+        boolean include = request.getDispatcherType() == DispatcherType.INCLUDE;
+        // An include keeps the including request's paths; the included target is in attributes.
+        String servletPath = include ? (String) request.getAttribute(RequestDispatcher.INCLUDE_SERVLET_PATH) : request.getServletPath();
+        String pathInfo = include ? (String) request.getAttribute(RequestDispatcher.INCLUDE_PATH_INFO) : request.getPathInfo();
         String path = servletPath == null ? "" : servletPath;
         if (pathInfo != null) {
             path = path + pathInfo;

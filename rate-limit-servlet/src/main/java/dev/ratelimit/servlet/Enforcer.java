@@ -89,11 +89,14 @@ final class Enforcer {
 
     /**
      * Decides {@code request}: writes the rate-limit headers, or the whole answer when the request is
-     * refused.
+     * refused. A request that reaches the store is marked with the attribute {@code counted}, and
+     * the filter lets any later dispatch of it (forward, include, async, error) through uncounted;
+     * an allowlisted or unlimited request is not marked, so a forward of it to a limited path counts
+     * if that dispatcher type is enabled.
      *
      * @return true to pass the request on
      */
-    boolean admit(HttpServletRequest request, HttpServletResponse response) throws IOException {
+    boolean admit(HttpServletRequest request, HttpServletResponse response, String counted) throws IOException {
         String path = Endpoints.pathOf(request);
         if (allowlist.allowsPath(path)) {
             return true;
@@ -121,6 +124,7 @@ final class Enforcer {
             bindings = byTier.get(defaultTier);
         }
         Binding binding = bindings[rule < 0 ? unmatched : rule];
+        request.setAttribute(counted, Boolean.TRUE);
         long started = listener == RateLimitListener.NONE ? 0 : clock.nowMicros();
         Decision decision = binding.limiter().tryAcquire(clientId, binding.cost());
         long now = clock.nowMicros();

@@ -46,12 +46,13 @@ import java.util.Collections;
  * passed the request on are the application's and propagate unchanged.
  */
 public final class RateLimitFilter implements Filter {
-    private static final String COUNTED = RateLimitFilter.class.getName() + ".counted.";
+    private static final String COUNTED = RateLimitFilter.class.getName() + ".counted@";
 
     private volatile Settings settings;
     private volatile Enforcer enforcer;
     private volatile boolean builtInCode;
-    private volatile String countedAttribute = COUNTED;
+    /** Marks a request this filter has counted; per instance, so that two filters in a chain both count. */
+    private final String countedAttribute = COUNTED + Integer.toHexString(System.identityHashCode(this));
     private final ThrottledLog log;
 
     /** For {@code web.xml}: the filter reads its init-params in {@link #init}. */
@@ -84,7 +85,6 @@ public final class RateLimitFilter implements Filter {
      */
     @Override
     public void init(FilterConfig filterConfig) throws ServletException {
-        countedAttribute = COUNTED + filterConfig.getFilterName();
         if (builtInCode) {
             if (filterConfig.getInitParameterNames().hasMoreElements()) {
                 throw new ServletException("RateLimitFilter " + filterConfig.getFilterName() + " was built in code and takes no "
@@ -113,10 +113,9 @@ public final class RateLimitFilter implements Filter {
             chain.doFilter(req, res);
             return;
         }
-        request.setAttribute(countedAttribute, Boolean.TRUE);
         boolean passOn;
         try {
-            passOn = current.admit(request, response);
+            passOn = current.admit(request, response, countedAttribute);
         } catch (RuntimeException e) {
             // Design: an unexpected failure (a custom resolver, a store that throws) follows the failure
             // mode; it never reaches the container as a 500. Logged without its message, which might

@@ -15,8 +15,9 @@ import java.util.function.Supplier;
 
 /**
  * One limit on Redis. A decision is, in order: the denial cache (no Redis call while a client is
- * known to be denied), the circuit breaker (no Redis call while it is open), one script call, and,
- * if that fails or is not made, the failure mode. Nothing but {@link IllegalArgumentException} for a
+ * known to be denied), the circuit breaker (no Redis call while it is open), one script call
+ * (retried once on a fresh connection if it failed fast, as a connection broken by a Redis restart
+ * does; never after a timeout), and, if that fails or is not made, the failure mode. Nothing but {@link IllegalArgumentException} for a
  * cost below 1 leaves {@link #tryAcquire}.
  */
 final class RedisRateLimiter implements RateLimiter {
@@ -69,13 +70,24 @@ final class RedisRateLimiter implements RateLimiter {
         }
         long[] reply;
         try {
-            String now = settings.timeFromClock() ? Long.toString(sentAt) : ScriptLimit.REDIS_TIME;
-            reply = DecisionScript.run(settings.connections().client(), script.keys(client),
-                    script.args(now, cost, settings.ttlSlackMillis()));
+            reply = call(client, cost, sentAt);
         } catch (RuntimeException e) {
             long failedAt = clock.nowMicros();
-            failed(e, failedAt - sentAt, failedAt);
-            return whenUnavailable(client, cost, failedAt);
+            if (isConnectionFailure(e) && !isTimeout(e)) {
+                // Failed fast, not by a timeout: most likely a pooled connection that died with a
+                // Redis restart. Drop the idle ones and try once more on a fresh connection.
+                settings.connections().dropIdleConnections();
+                try {
+                    reply = call(client, cost, sentAt);
+                } catch (RuntimeException again) {
+                    failedAt = clock.nowMicros();
+                    failed(again, failedAt - sentAt, failedAt);
+                    return whenUnavailable(client, cost, failedAt);
+                }
+            } else {
+                failed(e, failedAt - sentAt, failedAt);
+                return whenUnavailable(client, cost, failedAt);
+            }
         }
         try {
             settings.breaker().onSuccess();
@@ -90,6 +102,12 @@ final class RedisRateLimiter implements RateLimiter {
             denials.remember(client, cost, sentAt, decision);
         }
         return decision;
+    }
+
+    private long[] call(String client, long cost, long sentAt) {
+        String now = settings.timeFromClock() ? Long.toString(sentAt) : ScriptLimit.REDIS_TIME;
+        return DecisionScript.run(settings.connections().client(), script.keys(client),
+                script.args(now, cost, settings.ttlSlackMillis()));
     }
 
     private Decision toDecision(long[] reply) {
@@ -121,6 +139,15 @@ final class RedisRateLimiter implements RateLimiter {
     private static boolean isConnectionFailure(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof JedisConnectionException || t instanceof JedisClusterOperationException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isTimeout(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.net.SocketTimeoutException) {
                 return true;
             }
         }

@@ -34,9 +34,13 @@ public final class Resp {
 
     /** Sends one command to {@code port} on 127.0.0.1 and returns its reply. */
     public static Object call(int port, Object... command) {
+        return callWithin(port, TIMEOUT_MILLIS, command);
+    }
+
+    private static Object callWithin(int port, int timeoutMillis, Object... command) {
         try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", port), TIMEOUT_MILLIS);
-            socket.setSoTimeout(TIMEOUT_MILLIS);
+            socket.connect(new InetSocketAddress("127.0.0.1", port), timeoutMillis);
+            socket.setSoTimeout(timeoutMillis);
             OutputStream out = socket.getOutputStream();
             out.write(encode(command));
             out.flush();
@@ -61,10 +65,10 @@ public final class Resp {
         return null;
     }
 
-    /** Whether {@code PING} answers {@code PONG} right now. */
+    /** Whether {@code PING} answers {@code PONG} within half a second. */
     public static boolean ping(int port) {
         try {
-            return "PONG".equals(call(port, "PING"));
+            return "PONG".equals(callWithin(port, 500, "PING"));
         } catch (RuntimeException e) {
             return false;
         }

@@ -40,14 +40,14 @@ public final class RedisServer implements AutoCloseable {
     private final Path binary;
     private final int port;
     private final Path dir;
-    private final List<String> extraArgs;
+    private final List<String> command;
     private volatile Process process;
 
-    private RedisServer(Path binary, int port, Path dir, List<String> extraArgs) {
+    private RedisServer(Path binary, int port, Path dir, List<String> command) {
         this.binary = binary;
         this.port = port;
         this.dir = dir;
-        this.extraArgs = List.copyOf(extraArgs);
+        this.command = List.copyOf(command);
     }
 
     /** A single node from {@link RedisBinary#find()}. */
@@ -62,10 +62,42 @@ public final class RedisServer implements AutoCloseable {
 
     /** A node on {@code port} with extra {@code redis-server} arguments (e.g. cluster mode). */
     static RedisServer start(Path binary, int port, List<String> extraArgs) {
-        Path dir = Path.of(System.getProperty("basedir", "."), "target", "redis", "node-" + port);
-        RedisServer server = new RedisServer(binary, port, dir, extraArgs);
+        Path dir = directory("node-" + port);
+        List<String> command = new ArrayList<>(List.of(binary.toString(),
+                "--port", Integer.toString(port), "--bind", "127.0.0.1", "--protected-mode", "no",
+                "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--daemonize", "no",
+                "--logfile", dir.resolve("redis.log").toString()));
+        command.addAll(extraArgs);
+        RedisServer server = new RedisServer(binary, port, dir, command);
         server.launch();
         return server;
+    }
+
+    /**
+     * A Sentinel (same binary, {@code --sentinel}) monitoring {@code master} under {@code masterName}
+     * with a quorum of 1: for {@code redis-sentinel://} URLs.
+     */
+    public static RedisServer startSentinel(RedisServer master, String masterName) {
+        int port = freePort(false);
+        Path dir = directory("sentinel-" + port);
+        Path config = dir.resolve("sentinel.conf");
+        try {
+            Files.createDirectories(dir);
+            Files.writeString(config, "sentinel monitor " + masterName + " 127.0.0.1 " + master.port() + " 1\n"
+                    + "sentinel down-after-milliseconds " + masterName + " 1000\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        RedisServer sentinel = new RedisServer(master.binary(), port, dir, List.of(master.binary().toString(),
+                config.toString(), "--sentinel", "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                "--protected-mode", "no", "--daemonize", "no", "--dir", dir.toString(),
+                "--logfile", dir.resolve("redis.log").toString()));
+        sentinel.launch();
+        return sentinel;
+    }
+
+    private static Path directory(String name) {
+        return Path.of(System.getProperty("basedir", "."), "target", "redis", name);
     }
 
     /** The port. */
@@ -152,11 +184,6 @@ public final class RedisServer implements AutoCloseable {
     private void launch() {
         try {
             Files.createDirectories(dir);
-            List<String> command = new ArrayList<>(List.of(binary.toString(),
-                    "--port", Integer.toString(port), "--bind", "127.0.0.1", "--protected-mode", "no",
-                    "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--daemonize", "no",
-                    "--logfile", dir.resolve("redis.log").toString()));
-            command.addAll(extraArgs);
             Process p = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(dir.resolve("stdout.log").toFile()).start();
             RUNNING.add(p);

@@ -30,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * identical decisions from the Redis script and the in-memory store, for every algorithm and a
  * composite. Time comes from a manual clock ({@code timeFromClock}) so both see the same instants.
  */
-class RedisStoreEquivalenceProperties {
+class RedisStoreEquivalenceTest {
     private static final long START = Instant.parse("2026-03-02T10:00:00Z").getEpochSecond() * 1_000_000L;
     private static RedisServer redis;
     private static ManualClock clock;

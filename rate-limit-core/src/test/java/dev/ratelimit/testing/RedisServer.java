@@ -60,6 +60,16 @@ public final class RedisServer implements AutoCloseable {
         return start(binary, freePort(false), List.of());
     }
 
+    /** A single node from {@link RedisBinary#find()} with extra {@code redis-server} arguments (e.g. TLS). */
+    public static RedisServer start(List<String> extraArgs) {
+        return start(RedisBinary.find(), freePort(false), extraArgs);
+    }
+
+    /** A port that is free on 127.0.0.1 right now. */
+    public static int freePort() {
+        return freePort(false);
+    }
+
     /** A node on {@code port} with extra {@code redis-server} arguments (e.g. cluster mode). */
     static RedisServer start(Path binary, int port, List<String> extraArgs) {
         Path dir = directory("node-" + port);
@@ -239,8 +249,8 @@ public final class RedisServer implements AutoCloseable {
     }
 
     private static boolean isFree(int port) {
-        try (ServerSocket ignored = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-            return true;
+        try (ServerSocket probe = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+            return probe.isBound();
         } catch (IOException e) {
             return false;
         }

@@ -10,9 +10,9 @@ import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.RedisSentinelClient;
+import redis.clients.jedis.SslOptions;
 import redis.clients.jedis.UnifiedJedis;
 
-import javax.net.ssl.SSLSocketFactory;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -42,7 +42,7 @@ final class Connections implements AutoCloseable {
     }
 
     /** Connections the store creates from {@code url} and closes with itself. */
-    static Connections of(RedisUrl url, Duration connectTimeout, Duration readTimeout, int poolSize, SSLSocketFactory ssl) {
+    static Connections of(RedisUrl url, Duration connectTimeout, Duration readTimeout, int poolSize, SslOptions ssl) {
         return new Connections(() -> create(url, connectTimeout, readTimeout, poolSize, ssl), null, true);
     }
 
@@ -107,17 +107,16 @@ final class Connections implements AutoCloseable {
     }
 
     private static UnifiedJedis create(RedisUrl url, Duration connectTimeout, Duration readTimeout, int poolSize,
-                                       SSLSocketFactory ssl) {
+                                       SslOptions ssl) {
         DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis(millis(connectTimeout))
                 .socketTimeoutMillis(millis(readTimeout))
                 .clientName("rate-limit")
                 .resp2()
                 .user(url.user())
-                .password(url.password())
-                .ssl(url.tls());
-        if (ssl != null) {
-            config.sslSocketFactory(ssl);
+                .password(url.password());
+        if (url.tls()) {
+            config.sslOptions(ssl != null ? ssl : SslOptions.defaults());
         }
         GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
         pool.setMaxTotal(poolSize);

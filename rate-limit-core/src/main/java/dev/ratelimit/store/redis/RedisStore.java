@@ -12,9 +12,9 @@ import dev.ratelimit.StoreHealth;
 import dev.ratelimit.store.memory.MemoryStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import redis.clients.jedis.SslOptions;
 import redis.clients.jedis.UnifiedJedis;
 
-import javax.net.ssl.SSLSocketFactory;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -178,7 +178,7 @@ public final class RedisStore implements RateLimitStore {
         private Clock clock = Clock.system();
         private boolean timeFromClock;
         private int poolSize = DEFAULT_POOL_SIZE;
-        private SSLSocketFactory sslSocketFactory;
+        private SslOptions sslOptions;
 
         private Builder() {
         }
@@ -311,12 +311,15 @@ public final class RedisStore implements RateLimitStore {
             return this;
         }
 
-        /** The TLS socket factory for {@code rediss://} URLs, e.g. trusting a private CA (default: the JVM's). */
-        public Builder sslSocketFactory(SSLSocketFactory factory) {
-            if (factory == null) {
-                throw new InvalidConfigurationException("sslSocketFactory", "must not be null");
+        /**
+         * TLS settings for {@code rediss://} URLs, e.g. a trust store with a private CA
+         * (default {@code SslOptions.defaults()}: the JVM's trust store, full verification).
+         */
+        public Builder sslOptions(SslOptions options) {
+            if (options == null) {
+                throw new InvalidConfigurationException("sslOptions", "must not be null");
             }
-            this.sslSocketFactory = factory;
+            this.sslOptions = options;
             return this;
         }
 
@@ -332,7 +335,7 @@ public final class RedisStore implements RateLimitStore {
             if (client != null) {
                 return new RedisStore(this, Connections.wrap(client), "(client " + client.getClass().getSimpleName() + ")");
             }
-            return new RedisStore(this, Connections.of(parsedUrl, connectTimeout, readTimeout, poolSize, sslSocketFactory),
+            return new RedisStore(this, Connections.of(parsedUrl, connectTimeout, readTimeout, poolSize, sslOptions),
                     parsedUrl.toString());
         }
 

@@ -4,6 +4,7 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.Policy;
+import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Source;
 import dev.ratelimit.Verdict;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -39,7 +41,15 @@ class RedisDenialCacheTest {
 
     @Test
     void aDeniedClientCostsRedisNothingUntilItCouldPass() {
-        try (RedisStore store = RedisStore.builder().url(redis.url()).clock(clock).build()) {
+        AtomicInteger storeCalls = new AtomicInteger();
+        RateLimitListener listener = new RateLimitListener() {
+            @Override
+            public void onStoreCall(long micros, boolean ok) {
+                assertThat(ok).isTrue();
+                storeCalls.incrementAndGet();
+            }
+        };
+        try (RedisStore store = RedisStore.builder().url(redis.url()).clock(clock).listener(listener).build()) {
             RateLimiter limiter = store.limiter(LIMIT);
             limiter.tryAcquire("abuser", 2);
             Decision denied = limiter.tryAcquire("abuser", 1);
@@ -70,6 +80,7 @@ class RedisDenialCacheTest {
             Decision asked = limiter.tryAcquire("abuser", 1);
             assertThat(asked.source()).as("after T the cache asks Redis again").isEqualTo(Source.STORE);
             assertThat(evalshaCalls()).isEqualTo(calls + 2);
+            assertThat(storeCalls.get()).as("store calls heard by the listener").isEqualTo(4);
         }
     }
 

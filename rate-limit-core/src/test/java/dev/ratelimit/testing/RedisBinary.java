@@ -19,8 +19,14 @@ public final class RedisBinary {
     private RedisBinary() {
     }
 
-    /** {@code redis-server} from the PATH if there is one, else {@link #embedded()}. */
+    /**
+     * {@code redis-server} from the PATH if there is one, else {@link #embedded()}. With
+     * {@code -Dratelimit.redis.embedded=true} always the embedded one (to test as on a machine without Redis).
+     */
     public static Path find() {
+        if (Boolean.getBoolean("ratelimit.redis.embedded")) {
+            return embedded();
+        }
         Path onPath = fromPath();
         return onPath != null ? onPath : embedded();
     }

@@ -1,6 +1,7 @@
 package dev.ratelimit.example.server;
 
 import dev.ratelimit.Clock;
+import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.config.RateLimitConfig;
@@ -8,6 +9,7 @@ import dev.ratelimit.example.api.ApiServlet;
 import dev.ratelimit.example.api.HealthServlet;
 import dev.ratelimit.servlet.RateLimitFilter;
 import dev.ratelimit.store.memory.MemoryStore;
+import dev.ratelimit.store.redis.RedisStore;
 import jakarta.servlet.DispatcherType;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
@@ -35,21 +37,35 @@ final class ExampleApp implements AutoCloseable {
     }
 
     /**
-     * Builds the store ({@code options.redisUrl()}, else in memory on {@code clock}) and the filter.
-     *
-     * @throws OptionException when the store cannot be built from the settings
+     * Builds the store ({@code options.redisUrl()}, decisions on Redis' clock; else in memory on
+     * {@code clock}) and the filter. The Redis store connects lazily: an unreachable Redis does not
+     * stop start-up, its failure mode decides until it answers.
      */
-    static ExampleApp create(ExampleOptions options, Clock clock) throws OptionException {
-        RateLimitStore store = MemoryStore.builder().clock(clock).build();
-        String description = "in memory (this instance only; set REDIS_URL to share limits between instances)";
+    static ExampleApp create(ExampleOptions options, Clock clock) {
         RateLimitListener listener = RateLimitListener.NONE;
+        RateLimitStore store;
+        String description;
+        if (options.redisUrl().isPresent()) {
+            RedisStore.Builder redis = RedisStore.builder().url(options.redisUrl().get()).clock(clock).listener(listener);
+            options.failureMode().ifPresent(redis::failureMode);
+            options.fallbackShare().ifPresent(redis::fallbackShare);
+            options.redisTimeout().ifPresent(t -> redis.connectTimeout(t).readTimeout(t));
+            store = redis.build();
+            FailureMode mode = options.failureMode().orElse(FailureMode.LOCAL_FALLBACK);
+            description = "Redis " + ExampleOptions.masked(options.redisUrl().get()) + ", shared by every instance using it; "
+                    + "while it is down: " + mode + (mode == FailureMode.LOCAL_FALLBACK
+                    ? " (each instance allows " + options.fallbackShare().orElse(1.0) + " of each limit)" : "");
+        } else {
+            store = MemoryStore.builder().clock(clock).build();
+            description = "in memory (this instance only; set REDIS_URL to share limits between instances)";
+        }
         try {
             RateLimitFilter filter = RateLimitFilter.builder()
                     .config(options.config())
                     .store(store)
                     .clock(clock)
                     .listener(listener)
-                    .failureMode(options.failureMode())
+                    .failureMode(options.failureMode().orElse(FailureMode.FAIL_OPEN))
                     .trustedProxies(options.trustedProxies())
                     .build();
             return new ExampleApp(options, store, description, filter);

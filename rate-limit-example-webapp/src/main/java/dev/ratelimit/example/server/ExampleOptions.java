@@ -5,6 +5,7 @@ import dev.ratelimit.InvalidConfigurationException;
 import dev.ratelimit.config.DurationFormat;
 import dev.ratelimit.config.RateLimitConfig;
 import dev.ratelimit.servlet.client.TrustedProxies;
+import dev.ratelimit.store.redis.RedisStore;
 
 import java.io.UncheckedIOException;
 import java.nio.file.InvalidPathException;
@@ -23,13 +24,14 @@ import java.util.regex.Pattern;
  * see {@link Setting}) and validated: {@link #parse} fails with one line naming the first bad setting.
  *
  * @param configSource   where the tiers came from, for the start-up log
+ * @param failureMode    empty for the defaults: the Redis store's (LOCAL_FALLBACK), the filter's (FAIL_OPEN)
  * @param fallbackShare  empty for the Redis store's default
+ * @param redisTimeout   empty for the Redis store's default
  * @param help           {@code --help} was given: print the usage and stop
  */
 record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimitConfig config, String configSource,
-                      FailureMode failureMode, Optional<Double> fallbackShare, List<String> trustedProxies,
-                      Duration shutdownTimeout, boolean help) {
-    private static final Pattern REDIS_SCHEME = Pattern.compile("(?i)(redis|rediss|redis-cluster|redis-sentinel)://.+");
+                      Optional<FailureMode> failureMode, Optional<Double> fallbackShare, Optional<Duration> redisTimeout,
+                      List<String> trustedProxies, Duration shutdownTimeout, boolean help) {
     private static final Pattern USER_INFO = Pattern.compile("(?i)(://)[^@/]*@");
 
     /** One setting's raw text and how it was given, for error messages. */
@@ -97,8 +99,11 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
         Optional<String> redisUrl = Optional.empty();
         Raw r = raw.get(Setting.REDIS_URL);
         if (r != null) {
-            if (!REDIS_SCHEME.matcher(r.value()).matches()) {
-                throw r.invalid("must start with redis://, rediss://, redis-cluster:// or redis-sentinel://");
+            try {
+                RedisStore.builder().url(r.value());
+            } catch (InvalidConfigurationException e) {
+                // The store's problem, without its own copy of the (masked) value.
+                throw r.invalid(printable(e.problem().replaceFirst(", was .*$", "")));
             }
             redisUrl = Optional.of(r.value());
         }
@@ -120,15 +125,15 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
             configSource = c.value();
         }
 
-        FailureMode mode = FailureMode.FAIL_OPEN;
+        Optional<FailureMode> mode = Optional.empty();
         Raw f = raw.get(Setting.FAILURE_MODE);
         if (f != null) {
             try {
-                mode = FailureMode.valueOf(f.value().toUpperCase(Locale.ROOT).replace('-', '_'));
+                mode = Optional.of(FailureMode.valueOf(f.value().toUpperCase(Locale.ROOT).replace('-', '_')));
             } catch (IllegalArgumentException e) {
                 throw f.invalid("must be FAIL_OPEN, FAIL_CLOSED or LOCAL_FALLBACK");
             }
-            if (mode == FailureMode.LOCAL_FALLBACK && redisUrl.isEmpty()) {
+            if (mode.get() == FailureMode.LOCAL_FALLBACK && redisUrl.isEmpty()) {
                 throw f.invalid("LOCAL_FALLBACK applies only to a Redis store; set REDIS_URL too");
             }
         }
@@ -149,6 +154,21 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
                 throw s.invalid("applies only to a Redis store; set REDIS_URL too");
             }
             share = Optional.of(value);
+        }
+
+        Optional<Duration> redisTimeout = Optional.empty();
+        Raw rt = raw.get(Setting.REDIS_TIMEOUT);
+        if (rt != null) {
+            try {
+                Duration d = DurationFormat.parse(rt.value(), rt.setting().env());
+                RedisStore.builder().connectTimeout(d).readTimeout(d);
+                redisTimeout = Optional.of(d);
+            } catch (InvalidConfigurationException e) {
+                throw rt.invalid("must be a duration from 1ms to 60s, such as 100ms or 1s");
+            }
+            if (redisUrl.isEmpty()) {
+                throw rt.invalid("applies only to a Redis store; set REDIS_URL too");
+            }
         }
 
         List<String> proxies = List.of();
@@ -174,7 +194,7 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
                 throw d.invalid("must not be negative");
             }
         }
-        return new ExampleOptions(port, host, redisUrl, config, configSource, mode, share, proxies, timeout, help);
+        return new ExampleOptions(port, host, redisUrl, config, configSource, mode, share, redisTimeout, proxies, timeout, help);
     }
 
     /** {@code url} with any password replaced by {@code ***}. */
@@ -195,6 +215,7 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
             case CONFIG -> "rate-limits.json";
             case FAILURE_MODE -> "FAIL_CLOSED";
             case FALLBACK_SHARE -> "0.5";
+            case REDIS_TIMEOUT -> "250ms";
             case TRUSTED_PROXIES -> "10.0.0.0/8";
             case SHUTDOWN_TIMEOUT -> "30s";
         };

@@ -11,13 +11,14 @@ public enum Setting {
     HOST("HOST", "0.0.0.0", "address to listen on"),
     REDIS_URL("REDIS_URL", "unset: in-memory store",
             "share limits through Redis: redis://[user:password@]host:port[/db], rediss://... for TLS, "
-                    + "redis-cluster://host1:port1,host2:port2"),
+                    + "redis-cluster://host1:port1,host2:port2, redis-sentinel://host:port/master"),
     CONFIG("RATE_LIMIT_CONFIG", "the bundled free/pro/enterprise tiers", "a JSON file replacing the bundled tiers"),
-    FAILURE_MODE("RATE_LIMIT_FAILURE_MODE", "FAIL_OPEN",
-            "when the store cannot decide: FAIL_OPEN (allow), FAIL_CLOSED (503), LOCAL_FALLBACK (Redis only: "
-                    + "decide in memory with a share of each limit)"),
+    FAILURE_MODE("RATE_LIMIT_FAILURE_MODE", "LOCAL_FALLBACK with Redis, else FAIL_OPEN",
+            "when Redis (or anything else) cannot decide: FAIL_OPEN (allow), FAIL_CLOSED (503), LOCAL_FALLBACK "
+                    + "(Redis only: decide in memory with a share of each limit)"),
     FALLBACK_SHARE("RATE_LIMIT_FALLBACK_SHARE", "the Redis store's default",
             "LOCAL_FALLBACK's share of each limit per instance, in (0, 1], e.g. 0.5 for two instances; Redis only"),
+    REDIS_TIMEOUT("RATE_LIMIT_REDIS_TIMEOUT", "100ms", "Redis connect and read timeout, 1ms to 60s; Redis only"),
     TRUSTED_PROXIES("RATE_LIMIT_TRUSTED_PROXIES", "none",
             "comma-separated CIDR blocks whose X-Forwarded-For is believed, e.g. 10.0.0.0/8"),
     SHUTDOWN_TIMEOUT("SHUTDOWN_TIMEOUT", "10s", "how long in-flight requests may take to finish on SIGTERM");

@@ -27,8 +27,9 @@ class ExampleOptionsTest {
         assertThat(o.redisUrl()).isEmpty();
         assertThat(o.configSource()).isEqualTo("bundled free/pro/enterprise tiers");
         assertThat(o.config().tiers().keySet()).containsExactly("free", "pro", "enterprise");
-        assertThat(o.failureMode()).isEqualTo(FailureMode.FAIL_OPEN);
+        assertThat(o.failureMode()).isEmpty();
         assertThat(o.fallbackShare()).isEmpty();
+        assertThat(o.redisTimeout()).isEmpty();
         assertThat(o.trustedProxies()).isEmpty();
         assertThat(o.shutdownTimeout()).isEqualTo(Duration.ofSeconds(10));
         assertThat(o.help()).isFalse();
@@ -43,11 +44,11 @@ class ExampleOptionsTest {
         ExampleOptions flagged = ExampleOptions.parse(new String[] {"--port=9001", "--failure-mode=FAIL_OPEN"}, env);
 
         assertThat(fromEnv.port()).isEqualTo(9000);
-        assertThat(fromEnv.failureMode()).isEqualTo(FailureMode.FAIL_CLOSED);
+        assertThat(fromEnv.failureMode()).hasValue(FailureMode.FAIL_CLOSED);
         assertThat(fromEnv.trustedProxies()).containsExactly("10.0.0.0/8", "192.168.0.0/16");
         assertThat(fromEnv.shutdownTimeout()).isEqualTo(Duration.ofSeconds(30));
         assertThat(flagged.port()).isEqualTo(9001);
-        assertThat(flagged.failureMode()).isEqualTo(FailureMode.FAIL_OPEN);
+        assertThat(flagged.failureMode()).hasValue(FailureMode.FAIL_OPEN);
         assertThat(flagged.host()).isEqualTo("127.0.0.1");
     }
 
@@ -61,12 +62,15 @@ class ExampleOptionsTest {
 
     @Test
     void acceptsRedisUrlsWithTheirSharingOptions() throws OptionException {
-        ExampleOptions o = ExampleOptions.parse(new String[] {"--failure-mode=LOCAL_FALLBACK", "--fallback-share=0.5"},
-                Map.of("REDIS_URL", "redis://user:secret@cache:6379/0"));
+        ExampleOptions o = ExampleOptions.parse(new String[] {"--failure-mode=LOCAL_FALLBACK", "--fallback-share=0.5",
+                "--redis-timeout=250ms"}, Map.of("REDIS_URL", "redis://user:secret@cache:6379/0"));
+        ExampleOptions cluster = ExampleOptions.parse(new String[0], Map.of("REDIS_URL", "redis-cluster://a:7000,b:7001"));
 
         assertThat(o.redisUrl()).hasValue("redis://user:secret@cache:6379/0");
-        assertThat(o.failureMode()).isEqualTo(FailureMode.LOCAL_FALLBACK);
+        assertThat(o.failureMode()).hasValue(FailureMode.LOCAL_FALLBACK);
         assertThat(o.fallbackShare()).isEqualTo(Optional.of(0.5));
+        assertThat(o.redisTimeout()).hasValue(Duration.ofMillis(250));
+        assertThat(cluster.redisUrl()).hasValue("redis-cluster://a:7000,b:7001");
     }
 
     @Test
@@ -74,7 +78,14 @@ class ExampleOptionsTest {
         assertThat(problem(Map.of("PORT", "eighty"))).isEqualTo("PORT=\"eighty\": must be a whole number from 0 to 65535");
         assertThat(problem(Map.of(), "--port=70000")).isEqualTo("--port=\"70000\": must be a whole number from 0 to 65535");
         assertThat(problem(Map.of("REDIS_URL", "http://user:pw@cache:6379")))
-                .isEqualTo("REDIS_URL=\"http://***@cache:6379\": must start with redis://, rediss://, redis-cluster:// or redis-sentinel://");
+                .isEqualTo("REDIS_URL=\"http://***@cache:6379\": has an unknown scheme \"http\"; use redis, rediss, "
+                        + "redis-cluster, rediss-cluster or redis-sentinel");
+        assertThat(problem(Map.of("REDIS_URL", "redis://user:pw@cache:99999"))).startsWith("REDIS_URL=\"redis://***@cache:99999\": ")
+                .doesNotContain("pw");
+        assertThat(problem(Map.of("REDIS_URL", "redis://cache"), "--redis-timeout=2m"))
+                .isEqualTo("--redis-timeout=\"2m\": must be a duration from 1ms to 60s, such as 100ms or 1s");
+        assertThat(problem(Map.of("RATE_LIMIT_REDIS_TIMEOUT", "1s")))
+                .isEqualTo("RATE_LIMIT_REDIS_TIMEOUT=\"1s\": applies only to a Redis store; set REDIS_URL too");
         assertThat(problem(Map.of("RATE_LIMIT_FAILURE_MODE", "sometimes")))
                 .isEqualTo("RATE_LIMIT_FAILURE_MODE=\"sometimes\": must be FAIL_OPEN, FAIL_CLOSED or LOCAL_FALLBACK");
         assertThat(problem(Map.of("RATE_LIMIT_FAILURE_MODE", "local_fallback")))
@@ -114,7 +125,7 @@ class ExampleOptionsTest {
             assertThat(usage).contains(s.flag() + "=...", s.env());
         }
         assertThat(List.of(Setting.values()).stream().map(Setting::flag)).containsExactly("--port", "--host", "--redis-url",
-                "--config", "--failure-mode", "--fallback-share", "--trusted-proxies", "--shutdown-timeout");
+                "--config", "--failure-mode", "--fallback-share", "--redis-timeout", "--trusted-proxies", "--shutdown-timeout");
     }
 
     private static String problem(Map<String, String> env, String... args) {
@@ -127,7 +138,8 @@ class ExampleOptionsTest {
     @Test
     void neverPrintsARedisPassword() {
         assertThatThrownBy(() -> ExampleOptions.parse(new String[] {"--redis-url=https://admin:hunter2@cache"}, Map.of()))
-                .hasMessage("--redis-url=\"https://***@cache\": must start with redis://, rediss://, redis-cluster:// or redis-sentinel://");
+                .hasMessage("--redis-url=\"https://***@cache\": has an unknown scheme \"https\"; use redis, rediss, "
+                        + "redis-cluster, rediss-cluster or redis-sentinel");
         assertThat(ExampleOptions.masked("rediss://admin:hunter2@cache:6380/1")).isEqualTo("rediss://***@cache:6380/1");
     }
 }

@@ -59,7 +59,7 @@ public enum Setting {
         StringBuilder s = new StringBuilder("Usage: java -jar rate-limit-example.jar [--name=value ...]\n"
                 + "Each setting comes from a flag, else from the environment variable, else its default:\n");
         for (Setting setting : values()) {
-            s.append(String.format("  %-20s %-27s %s (default: %s)%n", setting.flag() + "=...", setting.env(),
+            s.append(String.format("  %-22s %-27s %s (default: %s)%n", setting.flag() + "=...", setting.env(),
                     setting.description(), setting.defaultText()));
         }
         return s.toString();

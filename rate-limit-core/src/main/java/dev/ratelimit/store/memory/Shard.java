@@ -12,7 +12,7 @@ import java.util.Arrays;
  * cache line and allocates nothing but its {@link Decision}.
  *
  * <p>The tag is the key's hash with its low 8 bits replaced by a use counter (saturating at 255,
- * halved every {@code 8 * maxEntries} decisions). When the shard holds {@code maxEntries} keys and a
+ * halved every {@code 8 * maxEntries} decisions on keys already present). When the shard holds {@code maxEntries} keys and a
  * new key arrives, it first drops entries whose state is fresh again (forgetting them changes
  * nothing), then evicts the least-used of a sample, so a flood of new keys evicts other new keys, not
  * the clients that keep coming back. Every insert also sweeps two slots, so stale entries leave as
@@ -38,7 +38,7 @@ final class Shard {
     private int length;
     private int count;
     private int cursor;
-    private long decisionsSinceAging;
+    private long hitsSinceAging;
 
     Shard(LimitEvaluator evaluator, Clock clock, int maxEntries) {
         this.evaluator = evaluator;
@@ -56,11 +56,14 @@ final class Shard {
         int slot = find(key);
         if (slot < 0) {
             slot = insert(key, now);
-        } else if ((table[slot * stride] & FREQ_MASK) != FREQ_MASK) {
-            table[slot * stride]++;
-        }
-        if (++decisionsSinceAging >= 8L * maxEntries) {
-            age();
+        } else {
+            if ((table[slot * stride] & FREQ_MASK) != FREQ_MASK) {
+                table[slot * stride]++;
+            }
+            // Only returning keys age the counters: a flood of new keys must not wear down the regulars.
+            if (++hitsSinceAging >= 8L * maxEntries) {
+                age();
+            }
         }
         Decision decision = evaluator.decide(table, slot * stride + 1, logs, slot * logsPerSlot, now, cost);
         if (!decision.allowed() && isFresh(slot, now)) {
@@ -164,7 +167,7 @@ final class Shard {
     }
 
     private void age() {
-        decisionsSinceAging = 0;
+        hitsSinceAging = 0;
         for (int i = 0; i < length; i++) {
             int t = i * stride;
             long tag = table[t];

@@ -1,0 +1,89 @@
+package dev.ratelimit;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class PolicyValidationTest {
+
+    @Test
+    void rejectsZeroCapacityNamingTheFieldAndValue() {
+        assertThatThrownBy(() -> Policy.tokenBucket(0, 1, Duration.ofSeconds(1)))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("capacity: must be > 0, was 0");
+    }
+
+    @Test
+    void rejectsNegativeRefill() {
+        assertThatThrownBy(() -> Policy.tokenBucket(10, -3, Duration.ofSeconds(1)))
+                .hasMessage("refillTokens: must be > 0, was -3");
+    }
+
+    @Test
+    void rejectsZeroAndNegativeWindows() {
+        assertThatThrownBy(() -> Policy.fixedWindow(5, Duration.ZERO)).hasMessage("window: must be > 0, was PT0S");
+        assertThatThrownBy(() -> Policy.slidingWindowCounter(5, Duration.ofSeconds(-1))).hasMessage("window: must be > 0, was PT-1S");
+        assertThatThrownBy(() -> Policy.fixedWindow(5, null)).hasMessage("window: must be set, was null");
+    }
+
+    @Test
+    void rejectsSubMicrosecondDurations() {
+        assertThatThrownBy(() -> Policy.gcra(1, Duration.ofNanos(1500), 1)).hasMessage("period: must be whole microseconds, was PT0.0000015S");
+    }
+
+    @Test
+    void rejectsWindowsLongerThanFourHundredDays() {
+        assertThatThrownBy(() -> Policy.fixedWindow(1, Duration.ofDays(401)))
+                .hasMessage("window: must be at most PT9600H, was PT9624H");
+    }
+
+    @Test
+    void refusesSlidingLogsLargerThanTheirMemoryCap() {
+        assertThatThrownBy(() -> Policy.slidingWindowLog(10_001, Duration.ofHours(1)))
+                .hasMessageStartingWith("limit: must be at most 10000 for a sliding window log")
+                .hasMessageContaining("was 10001");
+    }
+
+    @Test
+    void refusesPoliciesBeyondExactArithmetic() {
+        assertThatThrownBy(() -> Policy.slidingWindowCounter(1_000_000_000L, Duration.ofDays(365)))
+                .hasMessageStartingWith("limit: is too large for exact arithmetic");
+        assertThatThrownBy(() -> Policy.tokenBucket(1_000_000_000_000L, 1, Duration.ofDays(1)))
+                .hasMessageStartingWith("capacity: is too large for exact arithmetic");
+    }
+
+    @Test
+    void reducesRatesToExactFractions() {
+        TokenBucket thousandPerDay = Policy.tokenBucket(1000, 1000, Duration.ofDays(1));
+        assertThat(thousandPerDay.unitsPerToken()).isEqualTo(86_400_000L);
+        assertThat(thousandPerDay.refillUnitsPerMicro()).isEqualTo(1);
+        TokenBucket threePerSecond = TokenBucket.perSecond(3, 3);
+        assertThat(threePerSecond.unitsPerToken()).isEqualTo(1_000_000L);
+        assertThat(threePerSecond.refillUnitsPerMicro()).isEqualTo(3);
+    }
+
+    @Test
+    void reportsTheWindowAClientSeesInHeaders() {
+        assertThat(Policy.tokenBucket(10, 1, Duration.ofSeconds(1)).window()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(Policy.gcra(3, Duration.ofSeconds(1), 2).window()).isEqualTo(Duration.ofNanos(666_667_000));
+        assertThat(Policy.fixedWindow(5, Duration.ofMinutes(1)).window()).isEqualTo(Duration.ofMinutes(1));
+    }
+
+    @Test
+    void limitNamesMustBeHeaderAndKeySafe() {
+        assertThatThrownBy(() -> Limit.of("bad name\r\n", Policy.fixedWindow(1, Duration.ofSeconds(1))))
+                .hasMessage("name: must be 1-64 characters of [A-Za-z0-9._-], was \"bad name??\"");
+        assertThatThrownBy(() -> new Limit("ok", java.util.List.of()))
+                .hasMessage("policies: must name at least one policy, was []");
+    }
+
+    @Test
+    void fingerprintChangesWithThePolicyNumbers() {
+        Limit a = Limit.of("scan", TokenBucket.perSecond(10, 1));
+        Limit b = Limit.of("scan", TokenBucket.perSecond(10, 2));
+        assertThat(a.fingerprint()).hasSize(16).isEqualTo(Limit.of("scan", TokenBucket.perSecond(10, 1)).fingerprint()).isNotEqualTo(b.fingerprint());
+    }
+}

@@ -1,0 +1,157 @@
+package dev.ratelimit.config;
+
+import dev.ratelimit.InvalidConfigurationException;
+import dev.ratelimit.Limit;
+import dev.ratelimit.Policy;
+import dev.ratelimit.SlidingWindowCounter;
+import dev.ratelimit.TokenBucket;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class RateLimitConfigTest {
+
+    @Test
+    void bundledDefaultsAreTheSeedTierTable() {
+        RateLimitConfig config = RateLimitConfig.defaults();
+        assertThat(config.defaultTier()).isEqualTo("free");
+        assertThat(config.tiers()).containsOnlyKeys("free", "pro", "enterprise");
+        assertThat(config.limit("free", "scan")).contains(Limit.of("scan", new TokenBucket(10, 1, Duration.ofSeconds(1))));
+        assertThat(config.limit("pro", "scan")).contains(Limit.of("scan", new TokenBucket(100, 10, Duration.ofSeconds(1))));
+        assertThat(config.limit("enterprise", "scan")).contains(Limit.of("scan", new TokenBucket(500, 100, Duration.ofSeconds(1))));
+        assertThat(config.limit("free", "reports")).contains(Limit.of("reports", new SlidingWindowCounter(100, Duration.ofHours(1))));
+        assertThat(config.limit("enterprise", "reports")).contains(Limit.of("reports", new SlidingWindowCounter(10_000, Duration.ofHours(1))));
+        assertThat(config.limit("free", "login")).contains(Limit.of("login", Policy.fixedWindow(5, Duration.ofMinutes(1))));
+        assertThat(config.limit("pro", "login")).contains(Limit.of("login", Policy.fixedWindow(50, Duration.ofMinutes(1))));
+        assertThat(config.limit("enterprise", "login")).contains(Limit.of("login", Policy.fixedWindow(200, Duration.ofMinutes(1))));
+        assertThat(config.tierPrefixes()).isEqualTo(Map.of("sk-free-", "free", "sk-pro-", "pro", "sk-ent-", "enterprise"));
+        assertThat(config.endpoints()).containsExactly(EndpointRule.of("GET", "/api/scan", "scan"),
+                EndpointRule.of("GET", "/api/reports", "reports"), EndpointRule.of("POST", "/api/login", "login"));
+        assertThat(config.unmatched()).isEmpty();
+        assertThat(config.allowlist().paths()).containsExactly("/health");
+        assertThat(config.shadow()).isFalse();
+    }
+
+    @Test
+    void namesTheJsonPathAndValueOfABadNumber() {
+        assertThatThrownBy(() -> parse(tiers("\"scan\": {\"algorithm\": \"token_bucket\", \"capacity\": 0, \"refillTokens\": 1, \"refillPeriod\": \"1s\"}")))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("tiers.pro.scan.capacity: must be > 0, was 0");
+    }
+
+    @Test
+    void unknownFieldsAreErrors() {
+        assertThatThrownBy(() -> parse(tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 5, \"window\": \"1m\", \"burst\": 3}")))
+                .hasMessage("tiers.pro.scan.burst: is not a known field (known: algorithm, limit, window)");
+        assertThatThrownBy(() -> parse("{\"tiers\": {}, \"tier\": \"x\"}"))
+                .hasMessageStartingWith("tier: is not a known field");
+    }
+
+    @Test
+    void duplicateFieldsAreErrors() {
+        assertThatThrownBy(() -> parse("{\"defaultTier\": \"pro\", \"defaultTier\": \"free\", \"tiers\": {}}"))
+                .hasMessageContaining("is not valid JSON: Duplicate field 'defaultTier'");
+    }
+
+    @Test
+    void badDurationsAndAlgorithmsAndTypesAreNamed() {
+        assertThatThrownBy(() -> parse(tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 5, \"window\": \"soon\"}")))
+                .hasMessage("tiers.pro.scan.window: must be a duration such as 500ms, 10s, 1m, 1h, 1d or PT1S, was \"soon\"");
+        assertThatThrownBy(() -> parse(tiers("\"scan\": {\"algorithm\": \"leaky_bucket\"}")))
+                .hasMessageStartingWith("tiers.pro.scan.algorithm: must be one of token_bucket");
+        assertThatThrownBy(() -> parse(tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 2.5, \"window\": \"1m\"}")))
+                .hasMessage("tiers.pro.scan.limit: must be a whole number, was 2.5");
+        assertThatThrownBy(() -> parse(tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"window\": \"1m\"}")))
+                .hasMessage("tiers.pro.scan.limit: is required");
+    }
+
+    @Test
+    void compositeLimitsAreArraysAndTheirErrorsCarryTheIndex() {
+        RateLimitConfig config = parse(tiers("\"scan\": [{\"algorithm\": \"token_bucket\", \"capacity\": 10, \"refillTokens\": 10, \"refillPeriod\": \"1s\"},"
+                + " {\"algorithm\": \"gcra\", \"rate\": 1000, \"period\": \"1h\", \"burst\": 50}]"));
+        assertThat(config.limit("pro", "scan").orElseThrow().policies()).containsExactly(
+                TokenBucket.perSecond(10, 10), Policy.gcra(1000, Duration.ofHours(1), 50));
+        assertThatThrownBy(() -> parse(tiers("\"scan\": [{\"algorithm\": \"fixed_window\", \"limit\": 1, \"window\": \"1s\"}, {\"algorithm\": \"fixed_window\", \"limit\": -1, \"window\": \"1s\"}]")))
+                .hasMessage("tiers.pro.scan[1].limit: must be > 0, was -1");
+    }
+
+    @Test
+    void crossFieldRulesAreChecked() {
+        assertThatThrownBy(() -> parse(tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 5, \"window\": \"1m\"}").replace("\"pro\", \"tiers\"", "\"gold\", \"tiers\"")))
+                .hasMessage("defaultTier: must name a defined tier [pro], was \"gold\"");
+        assertThatThrownBy(() -> parse("{\"tierPrefixes\": {\"sk-x-\": \"gold\"}, "
+                + tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 5, \"window\": \"1m\"}").substring(1)))
+                .hasMessage("tierPrefixes.sk-x-: must name a defined tier [pro], was \"gold\"");
+        assertThatThrownBy(() -> parse("{\"endpoints\": [{\"method\": \"GET\", \"path\": \"/x\", \"name\": \"scan\", \"cost\": 6}], "
+                + tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 5, \"window\": \"1m\"}").substring(1)))
+                .hasMessageStartingWith("endpoints[0].cost: must not exceed the smallest limit of \"scan\" in tier \"pro\" (5)");
+        assertThatThrownBy(() -> parse("{\"endpoints\": [{\"path\": \"api\", \"name\": \"scan\"}], "
+                + tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 5, \"window\": \"1m\"}").substring(1)))
+                .hasMessage("endpoints[0].path: must start with /, was \"api\"");
+    }
+
+    @Test
+    void everyTierDefinesTheSameEndpoints() {
+        assertThatThrownBy(() -> RateLimitConfig.builder()
+                .limit("free", "scan", TokenBucket.perSecond(10, 1))
+                .limit("free", "login", Policy.fixedWindow(5, Duration.ofMinutes(1)))
+                .limit("pro", "scan", TokenBucket.perSecond(100, 10))
+                .build())
+                .hasMessage("tiers.pro: must define endpoint \"login\" (tier \"free\" does), has [scan]");
+    }
+
+    @Test
+    void buildsInCode() {
+        RateLimitConfig config = RateLimitConfig.builder()
+                .endpoint(EndpointRule.of("GET", "/api/scan", "scan"))
+                .limit("free", "scan", TokenBucket.perSecond(10, 1))
+                .limit("pro", "scan", TokenBucket.perSecond(100, 10))
+                .tierPrefix("sk-pro-", "pro")
+                .unmatched(Policy.fixedWindow(100, Duration.ofMinutes(1)))
+                .build();
+        assertThat(config.limit("pro", "scan").orElseThrow().policies()).containsExactly(TokenBucket.perSecond(100, 10));
+        assertThat(config.unmatched().orElseThrow().name()).isEqualTo("default");
+    }
+
+    @Test
+    void endpointRulesMatchExactPathsOneSegmentOrAnyDepth() {
+        assertThat(EndpointRule.of("GET", "/api/scan", "scan").matches("GET", "/api/scan")).isTrue();
+        assertThat(EndpointRule.of("GET", "/api/scan", "scan").matches("POST", "/api/scan")).isFalse();
+        assertThat(EndpointRule.of("get", "/api/scan", "scan").matches("GET", "/api/scan/x")).isFalse();
+        assertThat(EndpointRule.of("*", "/api/reports/*", "r").matches("DELETE", "/api/reports/42")).isTrue();
+        assertThat(EndpointRule.of("*", "/api/reports/*", "r").matches("GET", "/api/reports/42/pdf")).isFalse();
+        assertThat(EndpointRule.of("*", "/api/reports/*", "r").matches("GET", "/api/reports/")).isFalse();
+        assertThat(EndpointRule.of("*", "/api/**", "r").matches("GET", "/api")).isTrue();
+        assertThat(EndpointRule.of("*", "/api/**", "r").matches("GET", "/api/a/b/c")).isTrue();
+        assertThat(EndpointRule.of("*", "/api/**", "r").matches("GET", "/apix")).isFalse();
+        assertThatThrownBy(() -> EndpointRule.of("GET", "/api/*/x", "r")).hasMessage("path: may only end in /* or /**, was \"/api/*/x\"");
+    }
+
+    @Test
+    void durationsReadShortAndIsoForms() {
+        assertThat(DurationFormat.parse("500ms", "w")).isEqualTo(Duration.ofMillis(500));
+        assertThat(DurationFormat.parse("1d", "w")).isEqualTo(Duration.ofDays(1));
+        assertThat(DurationFormat.parse("250us", "w")).isEqualTo(Duration.ofNanos(250_000));
+        assertThat(DurationFormat.parse("PT1.5S", "w")).isEqualTo(Duration.ofMillis(1500));
+        assertThat(DurationFormat.format(Duration.ofHours(1))).isEqualTo("1h");
+        assertThat(DurationFormat.format(Duration.ofMillis(1500))).isEqualTo("1500ms");
+    }
+
+    private static String tiers(String endpoints) {
+        return "{\"defaultTier\": \"pro\", \"tiers\": {\"pro\": {" + endpoints + "}}}";
+    }
+
+    private static RateLimitConfig parse(String json) {
+        try {
+            return RateLimitConfig.fromJson(new ByteArrayInputStream(json.getBytes(StandardCharsets.UTF_8)), "test.json");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,123 @@
+package dev.ratelimit.store.memory;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.Limit;
+import dev.ratelimit.ManualClock;
+import dev.ratelimit.Policy;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.TokenBucket;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static dev.ratelimit.Fixtures.clock;
+import static org.assertj.core.api.Assertions.assertThat;
+
+class MemoryStoreBoundsTest {
+    private final ManualClock clock = clock();
+
+    @Test
+    void aMillionDistinctKeysKeepTheTrackedCountAtTheCap() {
+        MemoryStore store = MemoryStore.builder().clock(clock).maxKeysPerLimit(1_000).build();
+        RateLimiter limiter = store.limiter(Limit.of("flood", TokenBucket.perSecond(10, 1)));
+        for (int i = 0; i < 1_000_000; i++) {
+            assertThat(limiter.tryAcquire("invented-" + i).allowed()).isTrue();
+        }
+        assertThat(store.trackedKeys()).isEqualTo(1_000);
+    }
+
+    @Test
+    void expiredEntriesDisappearAsTheClockMoves() {
+        MemoryStore store = MemoryStore.builder().clock(clock).maxKeysPerLimit(10_000).build();
+        RateLimiter bucket = store.limiter(Limit.of("bucket", TokenBucket.perSecond(10, 1)));
+        RateLimiter window = store.limiter(Limit.of("window", Policy.fixedWindow(5, Duration.ofMinutes(1))));
+        RateLimiter log = store.limiter(Limit.of("log", Policy.slidingWindowLog(5, Duration.ofMinutes(1))));
+        for (int i = 0; i < 5_000; i++) {
+            bucket.tryAcquire("k" + i, 3);
+            window.tryAcquire("k" + i);
+            log.tryAcquire("k" + i);
+        }
+        assertThat(store.trackedKeys()).isEqualTo(15_000);
+
+        clock.advance(Duration.ofSeconds(2)); // buckets still missing a token: nothing is forgettable yet
+        store.cleanUp();
+        assertThat(store.trackedKeys()).isEqualTo(15_000);
+
+        clock.advance(Duration.ofSeconds(1)); // every bucket is full again
+        store.cleanUp();
+        assertThat(store.trackedKeys()).isEqualTo(10_000);
+
+        clock.advance(Duration.ofMinutes(1)); // the window and the log are over
+        store.cleanUp();
+        assertThat(store.trackedKeys()).isZero();
+    }
+
+    @Test
+    void newKeysSweepStaleOnesWithoutAnExplicitCleanUp() {
+        MemoryStore store = MemoryStore.builder().clock(clock).maxKeysPerLimit(100_000).build();
+        RateLimiter limiter = store.limiter(Limit.of("l", Policy.fixedWindow(1, Duration.ofSeconds(1))));
+        for (int i = 0; i < 20_000; i++) {
+            limiter.tryAcquire("old-" + i);
+        }
+        clock.advance(Duration.ofSeconds(1));
+        for (int i = 0; i < 20_000; i++) {
+            limiter.tryAcquire("new-" + i);
+        }
+        // Each insert sweeps two slots, so the stale generation is mostly gone already.
+        assertThat(store.trackedKeys()).isLessThan(30_000);
+    }
+
+    @Test
+    void aFloodOfNewKeysDoesNotEvictClientsThatKeepComingBack() {
+        MemoryStore store = MemoryStore.builder().clock(clock).maxKeysPerLimit(1_000).build();
+        RateLimiter limiter = store.limiter(Limit.of("login", Policy.fixedWindow(5, Duration.ofHours(1))));
+        // 100 regular clients use up their quota (and come back a few times).
+        for (int round = 0; round < 8; round++) {
+            for (int c = 0; c < 100; c++) {
+                limiter.tryAcquire("regular-" + c);
+            }
+        }
+        // An attacker floods 200,000 invented keys to push them out and reset their quota.
+        for (int i = 0; i < 200_000; i++) {
+            limiter.tryAcquire("flood-" + i);
+        }
+        int stillLimited = 0;
+        for (int c = 0; c < 100; c++) {
+            Decision d = limiter.tryAcquire("regular-" + c);
+            if (!d.allowed()) {
+                stillLimited++;
+            }
+        }
+        assertThat(stillLimited).isEqualTo(100);
+        assertThat(store.trackedKeys()).isEqualTo(1_000);
+    }
+
+    @Test
+    void aRequestThatCanNeverPassIsNotRemembered() {
+        MemoryStore store = MemoryStore.builder().clock(clock).build();
+        RateLimiter limiter = store.limiter(Limit.of("l", Policy.fixedWindow(1, Duration.ofSeconds(1))));
+        limiter.tryAcquire("k", 2);
+        assertThat(store.trackedKeys()).isZero();
+    }
+
+    @Test
+    void equalLimitsShareStateAndChangedLimitsStartFresh() {
+        MemoryStore store = MemoryStore.builder().clock(clock).build();
+        store.limiter(Limit.of("login", Policy.fixedWindow(1, Duration.ofMinutes(1)))).tryAcquire("k");
+        assertThat(store.limiter(Limit.of("login", Policy.fixedWindow(1, Duration.ofMinutes(1)))).tryAcquire("k").allowed()).isFalse();
+        assertThat(store.limiter(Limit.of("login", Policy.fixedWindow(2, Duration.ofMinutes(1)))).tryAcquire("k").allowed()).isTrue();
+    }
+
+    @Test
+    void shardsSpreadTheCapExactly() {
+        assertThat(MemoryRateLimiter.shardCount(1)).isEqualTo(1);
+        assertThat(MemoryRateLimiter.shardCount(1_000)).isEqualTo(64);
+        assertThat(MemoryRateLimiter.shardCount(100)).isEqualTo(8);
+        MemoryStore store = MemoryStore.builder().clock(clock).maxKeysPerLimit(7).build();
+        RateLimiter limiter = store.limiter(Limit.of("l", TokenBucket.perSecond(1, 1)));
+        for (int i = 0; i < 100; i++) {
+            limiter.tryAcquire("k" + i);
+        }
+        assertThat(store.trackedKeys()).isEqualTo(7);
+    }
+}

@@ -42,7 +42,7 @@ final class InitParams {
         d.put("config", "the bundled RateLimitConfig.defaults()");
         d.put("store", "memory");
         d.put("max-keys-per-limit", String.valueOf(MemoryStore.DEFAULT_MAX_KEYS_PER_LIMIT));
-        d.put("failure-mode", "FAIL_OPEN");
+        d.put("failure-mode", "the Redis store's default (LOCAL_FALLBACK); for other failures FAIL_OPEN");
         d.put("fallback-share", "the Redis store's default");
         d.put("redis-key-prefix", "the Redis store's default");
         d.put("redis-timeout", "the Redis store's default");
@@ -82,7 +82,7 @@ final class InitParams {
             builder.config(loadConfig(config));
         }
         String failureMode = param("failure-mode");
-        FailureMode mode = FailureMode.FAIL_OPEN;
+        FailureMode mode = null;
         if (failureMode != null) {
             mode = parse("failure-mode", failureMode, () -> FailureMode.valueOf(failureMode.trim().toUpperCase(Locale.ROOT).replace('-', '_')),
                     "must be FAIL_OPEN, FAIL_CLOSED or LOCAL_FALLBACK");
@@ -135,6 +135,7 @@ final class InitParams {
         }
     }
 
+    /** The store; {@code mode} is null when the init-param is absent (the Redis store's default applies). */
     private RateLimitStore store(FailureMode mode) throws ServletException {
         String store = param("store");
         String kind = store == null ? "memory" : store.trim();

@@ -12,6 +12,7 @@ import java.util.regex.Pattern;
  * optional dependency).
  *
  * @param url           {@code redis://}, {@code rediss://}, {@code redis-sentinel://} or {@code redis-cluster://}
+ * @param failureMode   null for the store's default
  * @param fallbackShare null for the store's default
  * @param keyPrefix     null for the store's default
  * @param timeout       connect and read timeout; null for the store's default

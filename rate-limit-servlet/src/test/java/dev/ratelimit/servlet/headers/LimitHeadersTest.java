@@ -95,4 +95,17 @@ class LimitHeadersTest {
 
         assertThat(out).containsExactly(Map.entry("X-RateLimit-Tier", "pro"), Map.entry("RateLimit-Policy", "\"scan\";q=100;w=10"));
     }
+
+    @Test
+    void saysOnlyWhatItKnowsWhenNoOneCouldDecide() {
+        Policy bucket = Policy.tokenBucket(100, 10, Duration.ofSeconds(1));
+        LimitHeaders headers = LimitHeaders.of(Limit.of("scan", bucket));
+        Decision unavailable = new Decision(Verdict.STORE_UNAVAILABLE, Source.LOCAL_FALLBACK, bucket, 100, 0, 0, 400_000);
+
+        Map<String, String> out = new LinkedHashMap<>();
+        headers.write(out::put, HeaderStyle.BOTH, "pro", unavailable, NOW, 1);
+
+        assertThat(out).containsExactly(Map.entry("X-RateLimit-Tier", "pro"), Map.entry("RateLimit-Policy", "\"scan\";q=100;w=10"),
+                Map.entry("Retry-After", "1"));
+    }
 }

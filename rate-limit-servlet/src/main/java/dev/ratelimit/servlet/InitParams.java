@@ -167,9 +167,20 @@ final class InitParams {
                         "must be a duration such as 500ms or 2s")));
         try {
             return redis.createStore();
+        } catch (InvalidConfigurationException e) {
+            String name = switch (e.path()) {
+                case "fallbackShare" -> "fallback-share";
+                case "keyPrefix" -> "redis-key-prefix";
+                case "connectTimeout", "readTimeout" -> "redis-timeout";
+                default -> "store";
+            };
+            String value = name.equals("store") ? kind : param(name);
+            // No cause attached: its message might carry the URL's password.
+            throw new ServletException(prefix() + "init-param " + name + "=\"" + RedisParams.masked(value) + "\": "
+                    + RedisParams.masked(e.problem()));
         } catch (IllegalArgumentException e) {
-            throw new ServletException(prefix() + "init-param store=" + RedisParams.masked(kind) + ": "
-                    + RedisParams.masked(String.valueOf(e.getMessage())), e);
+            throw new ServletException(prefix() + "init-param store=\"" + RedisParams.masked(kind) + "\": "
+                    + RedisParams.masked(String.valueOf(e.getMessage())));
         }
     }
 

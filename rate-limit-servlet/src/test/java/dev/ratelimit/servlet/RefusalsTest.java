@@ -2,6 +2,8 @@ package dev.ratelimit.servlet;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ratelimit.Decision;
+import dev.ratelimit.DecisionEvent;
+import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.Source;
@@ -172,6 +174,22 @@ class RefusalsTest {
         start(RateLimitFilter.builder().clientIdResolver(broken).failureMode(FailureMode.FAIL_CLOSED));
         assertThat(server.get("/api/scan").statusCode()).isEqualTo(503);
         assertThat(server.get("/not/limited").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void ignoresAListenerThatThrows() {
+        RateLimitListener throwing = new RateLimitListener() {
+            @Override
+            public void onDecision(DecisionEvent event) {
+                throw new IllegalStateException("metrics backend down");
+            }
+        };
+        start(RateLimitFilter.builder().listener(throwing));
+
+        HttpResponse<String> response = server.get("/api/scan");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.headers().firstValue("X-RateLimit-Remaining")).hasValue("9");
     }
 
     @Test

@@ -43,9 +43,9 @@ final class InitParams {
         d.put("store", "memory");
         d.put("max-keys-per-limit", String.valueOf(MemoryStore.DEFAULT_MAX_KEYS_PER_LIMIT));
         d.put("failure-mode", "the Redis store's default (LOCAL_FALLBACK); for other failures FAIL_OPEN");
-        d.put("fallback-share", "the Redis store's default");
-        d.put("redis-key-prefix", "the Redis store's default");
-        d.put("redis-timeout", "the Redis store's default");
+        d.put("fallback-share", "1.0 (the Redis store's default)");
+        d.put("redis-key-prefix", "rl: (the Redis store's default)");
+        d.put("redis-timeout", "100ms (the Redis store's default)");
         d.put("trusted-proxies", "none");
         d.put("forwarded-header", "X-Forwarded-For");
         d.put("api-key-header", RateLimitFilterBuilder.DEFAULT_API_KEY_HEADER);

@@ -46,6 +46,25 @@ class InitParamsTest {
         assertThat(initFailure(name, value)).startsWith("RateLimitFilter rateLimit: ").contains(expected);
     }
 
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(delimiter = '|', value = {
+            "fallback-share   | 2           | init-param fallback-share=\"2\": must be in (0, 1], was 2.0",
+            "fallback-share   | half        | init-param fallback-share=\"half\": must be a number in (0, 1]",
+            "redis-key-prefix | rl {x}      | init-param redis-key-prefix=\"rl {x}\": must be at most 64 printable ASCII characters",
+            "redis-timeout    | soon        | init-param redis-timeout=\"soon\": must be a duration such as 500ms or 2s",
+            "redis-timeout    | 2m          | init-param redis-timeout=\"2m\": must be between 1 ms and 60 s, was PT2M",
+    })
+    void failsInitNamingTheRedisParam(String name, String value, String expected) {
+        assertThat(initFailure("store", "redis://127.0.0.1:1", name, value)).startsWith("RateLimitFilter rateLimit: ").contains(expected);
+    }
+
+    @Test
+    void failsInitOnAnInvalidRedisUrlWithoutEchoingItsPassword() {
+        String failure = initFailure("store", "redis://:hunter2@127.0.0.1:notaport/0");
+
+        assertThat(failure).contains("init-param store=\"redis://***@127.0.0.1:notaport/0\": ").doesNotContain("hunter2");
+    }
+
     @Test
     void rejectsAnUnknownInitParamSoThatTyposDoNotPassSilently() {
         assertThat(initFailure("trusted-proxy", "10.0.0.0/8"))

@@ -47,8 +47,20 @@ class OptionalJedisTest {
 
     @Test
     void startsOnTheInMemoryStoreWithoutJedisOnTheClasspath() throws Exception {
+        assertThat(OptionalJedisTest.class.getClassLoader().getResource("redis/clients/jedis/UnifiedJedis.class")).isNotNull();
         try (URLClassLoader loader = withoutJedis()) {
             assertThat(init(loader, "store", "memory", "header-style", "ietf")).isNull();
+        }
+    }
+
+    @Test
+    void saysWhatIsMissingWhenARedisStoreIsAskedForWithoutJedis() throws Exception {
+        try (URLClassLoader loader = withoutJedis()) {
+            Throwable failure = init(loader, "store", "redis://:hunter2@127.0.0.1:6379");
+
+            assertThat(failure.getClass().getName()).isEqualTo("jakarta.servlet.ServletException");
+            assertThat(failure.getMessage()).contains("init-param store=\"redis://***@127.0.0.1:6379\"")
+                    .contains("needs redis.clients:jedis on the classpath").doesNotContain("hunter2");
         }
     }
 }

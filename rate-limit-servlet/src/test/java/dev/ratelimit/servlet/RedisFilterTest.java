@@ -4,12 +4,16 @@ import dev.ratelimit.store.redis.RedisStore;
 import dev.ratelimit.testing.RedisServer;
 import jakarta.servlet.DispatcherType;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.webapp.WebAppContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -94,6 +98,28 @@ class RedisFilterTest {
         // A pro key has its own, larger quota on both.
         assertThat(remaining(second.get("/api/scan", "X-API-Key", "sk-pro-1"))).isEqualTo("29");
         assertThat(remaining(first.get("/api/scan", "X-API-Key", "sk-pro-1"))).isEqualTo("28");
+    }
+
+    @Test
+    void aWebXmlDeclarationWithARedisUrlSharesTheQuotaWithACodeRegisteredFilter(@TempDir Path webapp) throws Exception {
+        // The test webapp's web.xml, with store=memory replaced by this Redis' URL.
+        Path webXml = Path.of(RedisFilterTest.class.getResource("/webapp/WEB-INF/web.xml").toURI());
+        Files.createDirectories(webapp.resolve("WEB-INF"));
+        Files.writeString(webapp.resolve("WEB-INF/web.xml"), Files.readString(webXml)
+                .replace("<param-value>memory</param-value>", "<param-value>" + redis.url() + "</param-value>"));
+        WebAppContext context = new WebAppContext();
+        context.setContextPath(TestServer.CONTEXT);
+        context.setBaseResourceAsPath(webapp);
+        context.setParentLoaderPriority(true);
+        TestServer fromWebXml = TestServer.start(context);
+        servers.add(fromWebXml);
+        TestServer inCode = serverWithBuilder(RedisStore.builder().url(redis.url()).build());
+
+        // Both count the client ip:127.0.0.1 against the same Redis keys.
+        assertThat(remaining(inCode.get("/api/scan"))).isEqualTo("2");
+        assertThat(remaining(fromWebXml.get("/api/scan"))).isEqualTo("1");
+        assertThat(remaining(inCode.get("/api/scan"))).isEqualTo("0");
+        assertThat(fromWebXml.get("/api/scan").statusCode()).isEqualTo(429);
     }
 
     @Test

@@ -1,0 +1,92 @@
+package dev.ratelimit.servlet;
+
+import dev.ratelimit.InvalidConfigurationException;
+import dev.ratelimit.config.Allowlist;
+import dev.ratelimit.config.EndpointRule;
+import dev.ratelimit.servlet.client.Cidr;
+import dev.ratelimit.servlet.client.IpAddresses;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Decides what {@link Allowlist} exempts. Paths use {@link EndpointRule} patterns (any method).
+ * Clients are exact client ids ({@code apikey:...}, {@code ip:...}, or any id a custom resolver
+ * returns) or CIDR blocks ({@code 10.0.0.0/8}, also written {@code ip:10.0.0.0/8}); a block matches
+ * clients identified by address ({@code ip:...}), i.e. requests without an API key.
+ */
+final class AllowlistMatcher {
+    private final EndpointRule[] paths;
+    private final Set<String> clientIds = new HashSet<>();
+    private final Cidr[] blocks;
+
+    AllowlistMatcher(Allowlist allowlist) {
+        List<String> pathPatterns = allowlist.paths();
+        this.paths = new EndpointRule[pathPatterns.size()];
+        for (int i = 0; i < paths.length; i++) {
+            try {
+                paths[i] = EndpointRule.of("*", pathPatterns.get(i), "allowlist");
+            } catch (InvalidConfigurationException e) {
+                throw new InvalidConfigurationException("allowlist.paths[" + i + "]", e.problem());
+            }
+        }
+        List<Cidr> cidrs = new ArrayList<>();
+        List<String> clients = allowlist.clients();
+        for (int i = 0; i < clients.size(); i++) {
+            String entry = clients.get(i).trim();
+            String address = entry.startsWith("ip:") ? entry.substring(3) : entry;
+            String normalized = address.indexOf('/') < 0 ? IpAddresses.normalize(address) : null;
+            if (normalized != null) {
+                clientIds.add("ip:" + normalized);
+            } else if (address.indexOf('/') >= 0 && (entry.startsWith("ip:") || isCidr(address))) {
+                try {
+                    cidrs.add(Cidr.parse(address));
+                } catch (InvalidConfigurationException e) {
+                    throw new InvalidConfigurationException("allowlist.clients[" + i + "]", e.problem());
+                }
+            } else if (!entry.startsWith("ip:") && entry.indexOf(':') > 0) {
+                clientIds.add(entry);
+            } else {
+                throw new InvalidConfigurationException("allowlist.clients[" + i + "]", "must be a client id (apikey:..., ip:...) "
+                        + "or a CIDR block (10.0.0.0/8), was \"" + entry.replaceAll("[^\\x20-\\x7e]", "?") + "\"");
+            }
+        }
+        this.blocks = cidrs.toArray(new Cidr[0]);
+    }
+
+    private static boolean isCidr(String text) {
+        try {
+            Cidr.parse(text);
+            return true;
+        } catch (InvalidConfigurationException e) {
+            return false;
+        }
+    }
+
+    boolean allowsPath(String path) {
+        for (EndpointRule rule : paths) {
+            if (rule.matches("*", path)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    boolean allowsClient(String clientId) {
+        if (clientIds.contains(clientId)) {
+            return true;
+        }
+        if (blocks.length == 0 || !clientId.startsWith("ip:")) {
+            return false;
+        }
+        byte[] address = IpAddresses.parse(clientId.substring(3));
+        for (Cidr block : blocks) {
+            if (block.contains(address)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

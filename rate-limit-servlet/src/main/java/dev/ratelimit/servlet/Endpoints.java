@@ -1,0 +1,88 @@
+package dev.ratelimit.servlet;
+
+import dev.ratelimit.config.EndpointRule;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.RequestDispatcher;
+import jakarta.servlet.http.HttpServletRequest;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+
+/**
+ * Maps a request to the first matching {@link EndpointRule}, on the path inside the web application.
+ *
+ * <p>The path is the container's decoded and normalized servlet path plus path info (so
+ * {@code /app/api/%73can} and {@code /app/api/x/../scan} are {@code /api/scan}), normalized once more
+ * so that no spelling of a path dodges its rule: empty and {@code .} segments dropped, {@code ..}
+ * resolved (never above the root), path parameters ({@code ;jsessionid=...}) and a trailing slash
+ * removed. A {@code HEAD} request that no rule names matches the {@code GET} rules, since servlets
+ * answer {@code HEAD} with {@code doGet}.
+ */
+final class Endpoints {
+    private final EndpointRule[] rules;
+
+    Endpoints(List<EndpointRule> rules) {
+        this.rules = rules.toArray(new EndpointRule[0]);
+    }
+
+    int size() {
+        return rules.length;
+    }
+
+    EndpointRule rule(int index) {
+        return rules[index];
+    }
+
+    /** The index of the first rule matching, or -1. */
+    int match(String method, String path) {
+        for (int i = 0; i < rules.length; i++) {
+            if (rules[i].matches(method, path)) {
+                return i;
+            }
+        }
+        if ("HEAD".equals(method)) {
+            return match("GET", path);
+        }
+        return -1;
+    }
+
+    /** The normalized path of {@code request} inside its context, e.g. {@code /api/scan}. */
+    static String pathOf(HttpServletRequest request) {
+        boolean include = request.getDispatcherType() == DispatcherType.INCLUDE;
+        // An include keeps the including request's paths; the included target is in attributes.
+        String servletPath = include ? (String) request.getAttribute(RequestDispatcher.INCLUDE_SERVLET_PATH) : request.getServletPath();
+        String pathInfo = include ? (String) request.getAttribute(RequestDispatcher.INCLUDE_PATH_INFO) : request.getPathInfo();
+        String path = servletPath == null ? "" : servletPath;
+        if (pathInfo != null) {
+            path = path + pathInfo;
+        }
+        return normalize(path);
+    }
+
+    /** {@code path} without empty, {@code .}, {@code ..} segments, path parameters or a trailing slash. */
+    static String normalize(String path) {
+        if (path.isEmpty()) {
+            return "/";
+        }
+        boolean clean = path.charAt(0) == '/' && path.indexOf("//") < 0 && path.indexOf("/.") < 0 && path.indexOf(';') < 0
+                && (path.length() == 1 || path.charAt(path.length() - 1) != '/');
+        if (clean) {
+            return path;
+        }
+        Deque<String> segments = new ArrayDeque<>();
+        for (String segment : path.split("/")) {
+            int semicolon = segment.indexOf(';');
+            String s = semicolon < 0 ? segment : segment.substring(0, semicolon);
+            if (s.isEmpty() || s.equals(".")) {
+                continue;
+            }
+            if (s.equals("..")) {
+                segments.pollLast();
+            } else {
+                segments.addLast(s);
+            }
+        }
+        return "/" + String.join("/", segments);
+    }
+}

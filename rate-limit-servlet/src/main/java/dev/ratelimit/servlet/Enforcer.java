@@ -1,0 +1,171 @@
+package dev.ratelimit.servlet;
+
+import dev.ratelimit.Clock;
+import dev.ratelimit.Decision;
+import dev.ratelimit.DecisionEvent;
+import dev.ratelimit.Limit;
+import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Verdict;
+import dev.ratelimit.config.EndpointRule;
+import dev.ratelimit.config.RateLimitConfig;
+import dev.ratelimit.servlet.client.ClientIdResolver;
+import dev.ratelimit.servlet.client.InvalidClientException;
+import dev.ratelimit.servlet.client.TierResolver;
+import dev.ratelimit.servlet.headers.HeaderStyle;
+import dev.ratelimit.servlet.headers.LimitHeaders;
+import dev.ratelimit.servlet.problem.Problem;
+import dev.ratelimit.servlet.problem.ProblemWriter;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The filter's decision for one request: allowlisted or unlimited (pass on, no headers), a bad
+ * client identity (400), or a store decision written as headers and, when enforced, a 429 or 503.
+ *
+ * <p>Every limit is bound to the store once, here: one {@link RateLimiter} per tier and endpoint, and
+ * one for unmatched requests. A request then costs a path normalization, a rule scan, the resolvers,
+ * one store call and the headers.
+ */
+final class Enforcer {
+    /** One enforced endpoint of one tier. */
+    private record Binding(String endpoint, RateLimiter limiter, LimitHeaders headers, long cost, boolean shadow) {
+    }
+
+    private final Endpoints endpoints;
+    private final AllowlistMatcher allowlist;
+    private final ClientIdResolver clients;
+    private final TierResolver tiers;
+    private final String defaultTier;
+    private final Map<String, Binding[]> byTier = new HashMap<>();
+    /** Index of the unmatched binding in each tier's array, or -1 when unmatched requests are unlimited. */
+    private final int unmatched;
+    private final Clock clock;
+    private final RateLimitListener listener;
+    private final HeaderStyle headerStyle;
+    private final boolean shadow;
+    private final ProblemWriter problems = new ProblemWriter();
+    private final ThrottledLog log;
+
+    Enforcer(Settings settings, ThrottledLog log) {
+        RateLimitConfig config = settings.config();
+        this.endpoints = new Endpoints(config.endpoints());
+        this.allowlist = new AllowlistMatcher(config.allowlist());
+        this.clients = settings.clients();
+        this.tiers = settings.tiers();
+        this.defaultTier = config.defaultTier();
+        this.clock = settings.clock();
+        this.listener = settings.listener();
+        this.headerStyle = settings.headerStyle();
+        this.shadow = settings.shadow() || config.shadow();
+        this.log = log;
+        this.unmatched = config.unmatched().isPresent() ? endpoints.size() : -1;
+        Binding unmatchedBinding = config.unmatched()
+                .map(limit -> new Binding(limit.name(), settings.store().limiter(limit), LimitHeaders.of(limit), 1, false))
+                .orElse(null);
+        for (var tier : config.tiers().entrySet()) {
+            Map<String, RateLimiter> limiters = new LinkedHashMap<>();
+            Map<String, LimitHeaders> headers = new HashMap<>();
+            for (Limit limit : tier.getValue().values()) {
+                limiters.put(limit.name(), settings.store().limiter(limit));
+                headers.put(limit.name(), LimitHeaders.of(limit));
+            }
+            Binding[] bindings = new Binding[endpoints.size() + (unmatched < 0 ? 0 : 1)];
+            for (int i = 0; i < endpoints.size(); i++) {
+                EndpointRule rule = endpoints.rule(i);
+                bindings[i] = new Binding(rule.name(), limiters.get(rule.name()), headers.get(rule.name()), rule.cost(), rule.shadow());
+            }
+            if (unmatched >= 0) {
+                bindings[unmatched] = unmatchedBinding;
+            }
+            byTier.put(tier.getKey(), bindings);
+        }
+    }
+
+    /**
+     * Decides {@code request}: writes the rate-limit headers, or the whole answer when the request is
+     * refused. A request that reaches the store is marked with the attribute {@code counted}, and
+     * the filter lets any later dispatch of it (forward, include, async, error) through uncounted;
+     * an allowlisted or unlimited request is not marked, so a forward of it to a limited path counts
+     * if that dispatcher type is enabled.
+     *
+     * @return true to pass the request on
+     */
+    boolean admit(HttpServletRequest request, HttpServletResponse response, String counted) throws IOException {
+        String path = Endpoints.pathOf(request);
+        if (allowlist.allowsPath(path)) {
+            return true;
+        }
+        int rule = endpoints.match(request.getMethod(), path);
+        if (rule < 0 && unmatched < 0) {
+            return true;
+        }
+        String clientId;
+        try {
+            clientId = clients.resolve(request);
+        } catch (InvalidClientException e) {
+            problems.send(response, Problem.invalidClient(e.error(), e.detail()));
+            return false;
+        }
+        if (allowlist.allowsClient(clientId)) {
+            return true;
+        }
+        String tier = tiers.tier(clientId);
+        Binding[] bindings = tier == null ? null : byTier.get(tier);
+        if (bindings == null) {
+            log.warn("TierResolver " + tiers.getClass().getName() + " returned a tier the configuration does not define; "
+                    + "using the default tier " + defaultTier);
+            tier = defaultTier;
+            bindings = byTier.get(defaultTier);
+        }
+        Binding binding = bindings[rule < 0 ? unmatched : rule];
+        request.setAttribute(counted, Boolean.TRUE);
+        long started = listener == RateLimitListener.NONE ? 0 : clock.nowMicros();
+        Decision decision = binding.limiter().tryAcquire(clientId, binding.cost());
+        long now = clock.nowMicros();
+        boolean shadowed = shadow || binding.shadow();
+        if (listener != RateLimitListener.NONE) {
+            notifyListener(new DecisionEvent(tier, binding.endpoint(), binding.limiter().limit(), decision, shadowed, now - started));
+        }
+        return answer(response, tier, binding, decision, now, shadowed);
+    }
+
+    private boolean answer(HttpServletResponse response, String tier, Binding binding, Decision decision, long now,
+                           boolean shadowed) throws IOException {
+        long retryAfter = shadowed ? 0 : LimitHeaders.retryAfterSeconds(decision);
+        if (!shadowed && decision.verdict() == Verdict.STORE_UNAVAILABLE) {
+            retryAfter = Math.max(1, retryAfter);
+        }
+        binding.headers().write(response::setHeader, headerStyle, tier, decision, now, retryAfter);
+        if (decision.allowed() || shadowed) {
+            return true;
+        }
+        String policy = binding.headers().itemName(decision);
+        Problem problem = switch (decision.verdict()) {
+            case REJECTED -> Problem.rateLimited(tier, binding.endpoint(), policy, decision.limit(), retryAfter);
+            case COST_EXCEEDS_LIMIT -> Problem.costExceedsLimit(tier, binding.endpoint(), policy, decision.limit(), binding.cost());
+            default -> Problem.unavailable(tier, binding.endpoint(), retryAfter);
+        };
+        problems.send(response, problem);
+        return false;
+    }
+
+    private void notifyListener(DecisionEvent event) {
+        try {
+            listener.onDecision(event);
+        } catch (RuntimeException e) {
+            log.warn("RateLimitListener.onDecision threw " + ThrottledLog.describe(e) + "; ignored");
+        }
+    }
+
+    /** Answers 503 when something failed unexpectedly and the failure mode is fail-closed. */
+    void unavailable(HttpServletResponse response) throws IOException {
+        response.setHeader("Retry-After", "1");
+        problems.send(response, Problem.unavailable(null, null, 1));
+    }
+}

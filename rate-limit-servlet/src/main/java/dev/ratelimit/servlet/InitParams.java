@@ -1,0 +1,282 @@
+package dev.ratelimit.servlet;
+
+import dev.ratelimit.Clock;
+import dev.ratelimit.FailureMode;
+import dev.ratelimit.InvalidConfigurationException;
+import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.config.DurationFormat;
+import dev.ratelimit.config.RateLimitConfig;
+import dev.ratelimit.servlet.client.ForwardedHeader;
+import dev.ratelimit.servlet.headers.HeaderStyle;
+import dev.ratelimit.store.memory.MemoryStore;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.FilterConfig;
+import jakarta.servlet.ServletException;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads a {@code web.xml} filter's init-params into {@link Settings}. Every name is known (a typo is
+ * an error, not a silently ignored option), every value is checked, and an error names the
+ * init-param and its value (a Redis URL with its password masked). The defaults are documented in
+ * {@code docs/filter.md} and in {@link #DEFAULTS}.
+ */
+final class InitParams {
+    /** Every init-param and its default, as documented. */
+    static final Map<String, String> DEFAULTS;
+
+    static {
+        Map<String, String> d = new LinkedHashMap<>();
+        d.put("config", "the bundled RateLimitConfig.defaults()");
+        d.put("store", "memory");
+        d.put("max-keys-per-limit", String.valueOf(MemoryStore.DEFAULT_MAX_KEYS_PER_LIMIT));
+        d.put("failure-mode", "the Redis store's default (LOCAL_FALLBACK); for other failures FAIL_OPEN");
+        d.put("fallback-share", "1.0 (the Redis store's default)");
+        d.put("redis-key-prefix", "rl: (the Redis store's default)");
+        d.put("redis-timeout", "100ms (the Redis store's default)");
+        d.put("trusted-proxies", "none");
+        d.put("forwarded-header", "X-Forwarded-For");
+        d.put("api-key-header", RateLimitFilterBuilder.DEFAULT_API_KEY_HEADER);
+        d.put("max-api-key-length", String.valueOf(RateLimitFilterBuilder.DEFAULT_MAX_API_KEY_LENGTH));
+        d.put("header-style", "both");
+        d.put("shadow", "false");
+        d.put("dispatcher-types", "REQUEST");
+        DEFAULTS = Collections.unmodifiableMap(d);
+    }
+
+    private static final Set<String> REDIS_ONLY = Set.of("fallback-share", "redis-key-prefix", "redis-timeout");
+
+    private final FilterConfig filterConfig;
+
+    private InitParams(FilterConfig filterConfig) {
+        this.filterConfig = filterConfig;
+    }
+
+    /** The settings the init-params of {@code filterConfig} describe. */
+    static Settings read(FilterConfig filterConfig) throws ServletException {
+        return new InitParams(filterConfig).read();
+    }
+
+    private Settings read() throws ServletException {
+        for (String name : Collections.list(filterConfig.getInitParameterNames())) {
+            if (!DEFAULTS.containsKey(name)) {
+                throw new ServletException(prefix() + "unknown init-param \"" + ThrottledLog.clean(name) + "\"; known: "
+                        + String.join(", ", DEFAULTS.keySet()));
+            }
+        }
+        RateLimitFilterBuilder builder = RateLimitFilter.builder();
+        String config = param("config");
+        if (config != null) {
+            builder.config(loadConfig(config));
+        }
+        String failureMode = param("failure-mode");
+        FailureMode mode = null;
+        if (failureMode != null) {
+            mode = parse("failure-mode", failureMode, () -> FailureMode.valueOf(failureMode.trim().toUpperCase(Locale.ROOT).replace('-', '_')),
+                    "must be FAIL_OPEN, FAIL_CLOSED or LOCAL_FALLBACK");
+            builder.failureMode(mode);
+        }
+        String trusted = param("trusted-proxies");
+        if (trusted != null && !trusted.isBlank()) {
+            List<String> cidrs = Arrays.stream(trusted.split(",")).map(String::trim).toList();
+            apply("trusted-proxies", trusted, () -> builder.trustedProxies(cidrs));
+        }
+        String forwarded = param("forwarded-header");
+        if (forwarded != null) {
+            ForwardedHeader header = ForwardedHeader.forName(forwarded);
+            if (header == null) {
+                throw invalid("forwarded-header", forwarded, "must be X-Forwarded-For or Forwarded");
+            }
+            builder.forwardedHeader(header);
+        }
+        String apiKeyHeader = param("api-key-header");
+        if (apiKeyHeader != null) {
+            builder.apiKeyHeader(apiKeyHeader.trim());
+        }
+        String maxKeyLength = param("max-api-key-length");
+        if (maxKeyLength != null) {
+            builder.maxApiKeyLength(wholeNumber("max-api-key-length", maxKeyLength));
+        }
+        String style = param("header-style");
+        if (style != null) {
+            builder.headerStyle(parse("header-style", style, () -> HeaderStyle.valueOf(style.trim().toUpperCase(Locale.ROOT)),
+                    "must be x, ietf or both"));
+        }
+        String shadow = param("shadow");
+        if (shadow != null) {
+            builder.shadow(bool("shadow", shadow));
+        }
+        String dispatchers = param("dispatcher-types");
+        if (dispatchers != null) {
+            List<DispatcherType> types = new ArrayList<>();
+            for (String type : dispatchers.split(",")) {
+                types.add(parse("dispatcher-types", dispatchers, () -> DispatcherType.valueOf(type.trim().toUpperCase(Locale.ROOT)),
+                        "must be a comma-separated list of REQUEST, FORWARD, INCLUDE, ASYNC, ERROR"));
+            }
+            builder.dispatcherTypes(types.get(0), types.subList(1, types.size()).toArray(new DispatcherType[0]));
+        }
+        builder.ownedStore(store(mode));
+        try {
+            return builder.settings();
+        } catch (InvalidConfigurationException e) {
+            throw new ServletException(prefix() + "init-param " + paramOf(e.path()) + ": " + e.problem(), e);
+        }
+    }
+
+    /** The store; {@code mode} is null when the init-param is absent (the Redis store's default applies). */
+    private RateLimitStore store(FailureMode mode) throws ServletException {
+        String store = param("store");
+        String kind = store == null ? "memory" : store.trim();
+        if (kind.equals("memory")) {
+            for (String redisOnly : REDIS_ONLY) {
+                if (param(redisOnly) != null) {
+                    throw invalid(redisOnly, param(redisOnly), "applies only to a Redis store, but store is memory");
+                }
+            }
+            MemoryStore.Builder memory = MemoryStore.builder().clock(Clock.system());
+            String maxKeys = param("max-keys-per-limit");
+            if (maxKeys != null) {
+                int n = wholeNumber("max-keys-per-limit", maxKeys);
+                apply("max-keys-per-limit", maxKeys, () -> memory.maxKeysPerLimit(n));
+            }
+            return memory.build();
+        }
+        if (param("max-keys-per-limit") != null) {
+            throw invalid("max-keys-per-limit", param("max-keys-per-limit"), "applies only to store=memory");
+        }
+        if (!RedisParams.isRedisUrl(kind)) {
+            throw invalid("store", RedisParams.masked(kind), "must be memory or a Redis URL (redis://, rediss://, "
+                    + "redis-sentinel://, redis-cluster://)");
+        }
+        RedisParams redis = new RedisParams(kind, mode,
+                optional("fallback-share", s -> parse("fallback-share", s, () -> Double.parseDouble(s.trim()), "must be a number in (0, 1]")),
+                param("redis-key-prefix"),
+                optional("redis-timeout", s -> parse("redis-timeout", s, () -> DurationFormat.parse(s, "redis-timeout"),
+                        "must be a duration such as 500ms or 2s")));
+        try {
+            return redis.createStore();
+        } catch (InvalidConfigurationException e) {
+            String name = switch (e.path()) {
+                case "fallbackShare" -> "fallback-share";
+                case "keyPrefix" -> "redis-key-prefix";
+                case "connectTimeout", "readTimeout" -> "redis-timeout";
+                default -> "store";
+            };
+            String value = name.equals("store") ? kind : param(name);
+            // No cause attached: its message might carry the URL's password.
+            throw new ServletException(prefix() + "init-param " + name + "=\"" + RedisParams.masked(value) + "\": "
+                    + RedisParams.masked(e.problem()));
+        } catch (IllegalArgumentException e) {
+            throw new ServletException(prefix() + "init-param store=\"" + RedisParams.masked(kind) + "\": "
+                    + RedisParams.masked(String.valueOf(e.getMessage())));
+        }
+    }
+
+    private RateLimitConfig loadConfig(String location) throws ServletException {
+        String where = location.trim();
+        try {
+            if (where.startsWith("classpath:")) {
+                String resource = where.substring("classpath:".length()).replaceFirst("^/", "");
+                ClassLoader loader = Thread.currentThread().getContextClassLoader();
+                InputStream found = loader == null ? null : loader.getResourceAsStream(resource);
+                if (found == null) {
+                    found = RateLimitFilter.class.getClassLoader().getResourceAsStream(resource);
+                }
+                if (found == null) {
+                    throw invalid("config", where, "classpath resource not found");
+                }
+                try (InputStream in = found) {
+                    return RateLimitConfig.fromJson(in, where);
+                }
+            }
+            return RateLimitConfig.fromJson(Path.of(where));
+        } catch (InvalidConfigurationException e) {
+            throw new ServletException(prefix() + "init-param config=\"" + ThrottledLog.clean(where) + "\": " + e.getMessage(), e);
+        } catch (IOException | UncheckedIOException | java.nio.file.InvalidPathException e) {
+            throw new ServletException(prefix() + "init-param config=\"" + ThrottledLog.clean(where) + "\": cannot read it: "
+                    + ThrottledLog.clean(String.valueOf(e.getMessage())), e);
+        }
+    }
+
+    private String param(String name) {
+        return filterConfig.getInitParameter(name);
+    }
+
+    private interface Parser<T> {
+        T parse() throws Exception;
+    }
+
+    private interface Step {
+        void run();
+    }
+
+    private interface Converter<T> {
+        T convert(String value) throws ServletException;
+    }
+
+    private <T> T optional(String name, Converter<T> converter) throws ServletException {
+        String value = param(name);
+        return value == null ? null : converter.convert(value);
+    }
+
+    private <T> T parse(String name, String value, Parser<T> parser, String rule) throws ServletException {
+        try {
+            return parser.parse();
+        } catch (Exception e) {
+            throw invalid(name, value, rule);
+        }
+    }
+
+    private void apply(String name, String value, Step step) throws ServletException {
+        try {
+            step.run();
+        } catch (InvalidConfigurationException e) {
+            throw invalid(name, value, e.problem());
+        }
+    }
+
+    private int wholeNumber(String name, String value) throws ServletException {
+        return parse(name, value, () -> Integer.parseInt(value.trim()), "must be a whole number");
+    }
+
+    private boolean bool(String name, String value) throws ServletException {
+        String v = value.trim().toLowerCase(Locale.ROOT);
+        if (!v.equals("true") && !v.equals("false")) {
+            throw invalid(name, value, "must be true or false");
+        }
+        return v.equals("true");
+    }
+
+    private ServletException invalid(String name, String value, String problem) {
+        String shown = ThrottledLog.clean(value);
+        if (shown.length() > 200) {
+            shown = shown.substring(0, 200) + "...";
+        }
+        return new ServletException(prefix() + "init-param " + name + "=\"" + shown + "\": " + problem);
+    }
+
+    private String prefix() {
+        return "RateLimitFilter " + ThrottledLog.clean(String.valueOf(filterConfig.getFilterName())) + ": ";
+    }
+
+    /** The init-param behind a builder option named in an error. */
+    private static String paramOf(String option) {
+        return switch (option) {
+            case "apiKeyHeader" -> "api-key-header";
+            case "maxApiKeyLength" -> "max-api-key-length";
+            default -> option.startsWith("trustedProxies") ? "trusted-proxies" : option;
+        };
+    }
+}

@@ -1,0 +1,154 @@
+package dev.ratelimit.servlet;
+
+import dev.ratelimit.FailureMode;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.FilterConfig;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.Collections;
+
+/**
+ * Per-client, per-tier, per-endpoint rate limits for any Jakarta Servlet 6 application.
+ *
+ * <p>For each request: find the endpoint (first matching rule of the configuration), find the client
+ * ({@code apikey:<key>} or {@code ip:<address>}) and its tier, ask the store, then either pass the
+ * request on with rate-limit headers, or answer it: 429 with {@code Retry-After} and an
+ * {@code application/problem+json} body when over the limit, 400 for a malformed API key, 503 when the
+ * store is down and fails closed. Allowlisted and unlimited requests pass untouched.
+ *
+ * <p>Declare it in {@code web.xml} (configured by init-params, see {@code docs/filter.md}):
+ * <pre>{@code
+ * <filter>
+ *   <filter-name>rateLimit</filter-name>
+ *   <filter-class>dev.ratelimit.servlet.RateLimitFilter</filter-class>
+ *   <async-supported>true</async-supported>
+ *   <init-param><param-name>trusted-proxies</param-name><param-value>10.0.0.0/8</param-value></init-param>
+ * </filter>
+ * <filter-mapping><filter-name>rateLimit</filter-name><url-pattern>/*</url-pattern></filter-mapping>
+ * }</pre>
+ * or build it in code:
+ * <pre>{@code
+ * servletContext.addFilter("rateLimit", RateLimitFilter.builder().trustedProxies("10.0.0.0/8").build())
+ *         .addMappingForUrlPatterns(null, false, "/*");
+ * }</pre>
+ *
+ * <p><b>Promises.</b> A request is counted at most once, whatever forwards, includes, async
+ * re-dispatches or error pages follow. Nothing the filter does turns into a 500: bad client input is
+ * a 400, a store outage follows the store's failure mode, and any other failure follows
+ * {@link RateLimitFilterBuilder#failureMode}. Exceptions thrown by the application after the filter
+ * passed the request on are the application's and propagate unchanged.
+ */
+public final class RateLimitFilter implements Filter {
+    private static final String COUNTED = RateLimitFilter.class.getName() + ".counted@";
+
+    private volatile Settings settings;
+    private volatile Enforcer enforcer;
+    private volatile boolean builtInCode;
+    /** Marks a request this filter has counted; per instance, so that two filters in a chain both count. */
+    private final String countedAttribute = COUNTED + Integer.toHexString(System.identityHashCode(this));
+    private final ThrottledLog log;
+
+    /** For {@code web.xml}: the filter reads its init-params in {@link #init}. */
+    public RateLimitFilter() {
+        this.log = new ThrottledLog(LoggerFactory.getLogger(RateLimitFilter.class), dev.ratelimit.Clock.system());
+    }
+
+    RateLimitFilter(Settings settings) {
+        this.log = new ThrottledLog(LoggerFactory.getLogger(RateLimitFilter.class), settings.clock());
+        start(settings);
+        this.builtInCode = true;
+    }
+
+    /** A builder for a filter configured in code. */
+    public static RateLimitFilterBuilder builder() {
+        return new RateLimitFilterBuilder();
+    }
+
+    private void start(Settings s) {
+        Enforcer e = new Enforcer(s, log);
+        this.settings = s;
+        this.enforcer = e;
+    }
+
+    /**
+     * Reads the init-params of a filter declared in {@code web.xml}, or checks that a filter built in
+     * code has none.
+     *
+     * @throws ServletException naming the init-param and its value when one is invalid
+     */
+    @Override
+    public void init(FilterConfig filterConfig) throws ServletException {
+        if (builtInCode) {
+            if (filterConfig.getInitParameterNames().hasMoreElements()) {
+                throw new ServletException("RateLimitFilter " + filterConfig.getFilterName() + " was built in code and takes no "
+                        + "init-params, found " + Collections.list(filterConfig.getInitParameterNames()));
+            }
+            return;
+        }
+        Settings s = InitParams.read(filterConfig);
+        try {
+            start(s);
+        } catch (IllegalArgumentException e) {
+            closeOwnedStore(s);
+            throw new ServletException("RateLimitFilter " + filterConfig.getFilterName() + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+        Enforcer current = enforcer;
+        Settings s = settings;
+        if (current == null) {
+            throw new ServletException("RateLimitFilter was not initialized: the container must call init() first");
+        }
+        if (!(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)
+                || !s.dispatcherTypes().contains(req.getDispatcherType()) || req.getAttribute(countedAttribute) != null) {
+            chain.doFilter(req, res);
+            return;
+        }
+        boolean passOn;
+        try {
+            passOn = current.admit(request, response, countedAttribute);
+        } catch (RuntimeException e) {
+            // Design: an unexpected failure (a custom resolver, a store that throws) follows the failure
+            // mode; it never reaches the container as a 500. Logged without its message, which might
+            // quote request data.
+            FailureMode mode = s.failureMode();
+            log.warn("RateLimitFilter could not decide a request: " + ThrottledLog.describe(e) + "; "
+                    + (mode == FailureMode.FAIL_CLOSED ? "answered 503" : "passed on unlimited") + " (failure mode " + mode + ")");
+            passOn = mode != FailureMode.FAIL_CLOSED;
+            if (!passOn) {
+                current.unavailable(response);
+            }
+        }
+        if (passOn) {
+            chain.doFilter(request, response);
+        }
+    }
+
+    /** Closes the store if the filter created it (init-params, or a builder without a store). */
+    @Override
+    public void destroy() {
+        Settings s = settings;
+        if (s != null) {
+            closeOwnedStore(s);
+        }
+    }
+
+    private void closeOwnedStore(Settings s) {
+        if (s.ownsStore()) {
+            try {
+                s.store().close();
+            } catch (RuntimeException e) {
+                log.warn("closing the rate-limit store failed: " + ThrottledLog.describe(e));
+            }
+        }
+    }
+}

@@ -1,0 +1,208 @@
+package dev.ratelimit.servlet;
+
+import dev.ratelimit.Clock;
+import dev.ratelimit.FailureMode;
+import dev.ratelimit.InvalidConfigurationException;
+import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.config.RateLimitConfig;
+import dev.ratelimit.servlet.client.ClientIdResolver;
+import dev.ratelimit.servlet.client.ForwardedHeader;
+import dev.ratelimit.servlet.client.TierResolver;
+import dev.ratelimit.servlet.client.TrustedProxies;
+import dev.ratelimit.servlet.headers.HeaderStyle;
+import dev.ratelimit.store.memory.MemoryStore;
+import jakarta.servlet.DispatcherType;
+
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Builds a {@link RateLimitFilter} in code; every option has a default, so
+ * {@code RateLimitFilter.builder().build()} is the bundled configuration over an in-memory store.
+ * Each setter checks its argument; {@link #build()} checks the combination and binds every limit to
+ * the store. Errors are {@link InvalidConfigurationException}s naming the option and the value.
+ *
+ * <pre>{@code
+ * RateLimitFilter filter = RateLimitFilter.builder()
+ *         .config(RateLimitConfig.fromClasspath("rate-limits.json"))
+ *         .store(redisStore)
+ *         .trustedProxies("10.0.0.0/8")
+ *         .headerStyle(HeaderStyle.IETF)
+ *         .build();
+ * servletContext.addFilter("rateLimit", filter).addMappingForUrlPatterns(null, false, "/*");
+ * }</pre>
+ */
+public final class RateLimitFilterBuilder {
+    /** The default API key header. */
+    public static final String DEFAULT_API_KEY_HEADER = "X-API-Key";
+    /** The default cap on API key length, in characters. */
+    public static final int DEFAULT_MAX_API_KEY_LENGTH = 256;
+
+    private RateLimitConfig config;
+    private RateLimitStore store;
+    private Clock clock = Clock.system();
+    private ClientIdResolver clientIdResolver;
+    private TierResolver tierResolver;
+    private RateLimitListener listener = RateLimitListener.NONE;
+    private HeaderStyle headerStyle = HeaderStyle.BOTH;
+    private TrustedProxies trustedProxies = TrustedProxies.none();
+    private ForwardedHeader forwardedHeader = ForwardedHeader.X_FORWARDED_FOR;
+    private String apiKeyHeader = DEFAULT_API_KEY_HEADER;
+    private int maxApiKeyLength = DEFAULT_MAX_API_KEY_LENGTH;
+    private boolean identityOptionSet;
+    private Set<DispatcherType> dispatcherTypes = EnumSet.of(DispatcherType.REQUEST);
+    private boolean shadow;
+    private FailureMode failureMode = FailureMode.FAIL_OPEN;
+    private boolean ownsStore;
+
+    RateLimitFilterBuilder() {
+    }
+
+    /** Tiers, endpoints, allowlist and shadow mode (default {@link RateLimitConfig#defaults()}). */
+    public RateLimitFilterBuilder config(RateLimitConfig config) {
+        this.config = required("config", config);
+        return this;
+    }
+
+    /**
+     * Where limit state lives (default: a {@link MemoryStore} on {@link #clock}, closed by the
+     * filter's {@code destroy()}). A store given here is the caller's to close.
+     */
+    public RateLimitFilterBuilder store(RateLimitStore store) {
+        this.store = required("store", store);
+        return this;
+    }
+
+    /** The time for {@code X-RateLimit-Reset} and for the default store (default {@link Clock#system()}). */
+    public RateLimitFilterBuilder clock(Clock clock) {
+        this.clock = required("clock", clock);
+        return this;
+    }
+
+    /**
+     * Who a request comes from (default {@link ClientIdResolver#apiKeyOrIp} with this builder's API key
+     * header, key length cap, trusted proxies and forwarded header, which then must not be set).
+     */
+    public RateLimitFilterBuilder clientIdResolver(ClientIdResolver resolver) {
+        this.clientIdResolver = required("clientIdResolver", resolver);
+        return this;
+    }
+
+    /** Which tier a client is in (default {@link TierResolver#byKeyPrefix} with the configuration's prefixes). */
+    public RateLimitFilterBuilder tierResolver(TierResolver resolver) {
+        this.tierResolver = required("tierResolver", resolver);
+        return this;
+    }
+
+    /** Hears every decision (default {@link RateLimitListener#NONE}, which costs nothing). */
+    public RateLimitFilterBuilder listener(RateLimitListener listener) {
+        this.listener = required("listener", listener);
+        return this;
+    }
+
+    /** Which rate-limit header fields to send (default {@link HeaderStyle#BOTH}). */
+    public RateLimitFilterBuilder headerStyle(HeaderStyle style) {
+        this.headerStyle = required("headerStyle", style);
+        return this;
+    }
+
+    /** The proxies whose forwarding header is believed, as CIDR blocks (default none). */
+    public RateLimitFilterBuilder trustedProxies(String... cidrs) {
+        return trustedProxies(List.of(required("trustedProxies", cidrs)));
+    }
+
+    /** The proxies whose forwarding header is believed, as CIDR blocks (default none). */
+    public RateLimitFilterBuilder trustedProxies(List<String> cidrs) {
+        this.trustedProxies = TrustedProxies.of(required("trustedProxies", cidrs));
+        this.identityOptionSet = true;
+        return this;
+    }
+
+    /** The forwarding header the trusted proxies write (default {@link ForwardedHeader#X_FORWARDED_FOR}). */
+    public RateLimitFilterBuilder forwardedHeader(ForwardedHeader header) {
+        this.forwardedHeader = required("forwardedHeader", header);
+        this.identityOptionSet = true;
+        return this;
+    }
+
+    /** The header carrying the API key (default {@value #DEFAULT_API_KEY_HEADER}). */
+    public RateLimitFilterBuilder apiKeyHeader(String header) {
+        this.apiKeyHeader = required("apiKeyHeader", header);
+        this.identityOptionSet = true;
+        return this;
+    }
+
+    /** The longest API key accepted; longer ones get a 400 (default {@value #DEFAULT_MAX_API_KEY_LENGTH}). */
+    public RateLimitFilterBuilder maxApiKeyLength(int length) {
+        this.maxApiKeyLength = length;
+        this.identityOptionSet = true;
+        return this;
+    }
+
+    /**
+     * The dispatches that are counted (default {@code REQUEST} only). Whatever the set, a request is
+     * counted at most once, however often it is forwarded, included, re-dispatched or sent to an
+     * error page.
+     */
+    public RateLimitFilterBuilder dispatcherTypes(DispatcherType first, DispatcherType... rest) {
+        this.dispatcherTypes = EnumSet.of(required("dispatcherTypes", first), rest);
+        return this;
+    }
+
+    /**
+     * Shadow mode everywhere: decide, send headers, notify the listener, never refuse (default false;
+     * also on when the configuration says so).
+     */
+    public RateLimitFilterBuilder shadow(boolean shadow) {
+        this.shadow = shadow;
+        return this;
+    }
+
+    /**
+     * What to do when resolving the client or deciding fails unexpectedly (an exception, not a
+     * decision): {@link FailureMode#FAIL_CLOSED} answers 503 with {@code Retry-After: 1}; the others
+     * pass the request on without limit headers (default {@link FailureMode#FAIL_OPEN}). A store's
+     * own failure mode (Redis down) is the store's setting.
+     */
+    public RateLimitFilterBuilder failureMode(FailureMode mode) {
+        this.failureMode = required("failureMode", mode);
+        return this;
+    }
+
+    /** Marks the store as created for the filter, to be closed by it (init-params). */
+    RateLimitFilterBuilder ownedStore(RateLimitStore store) {
+        this.store = store;
+        this.ownsStore = true;
+        return this;
+    }
+
+    /** The filter, with every limit bound to the store. */
+    public RateLimitFilter build() {
+        return new RateLimitFilter(settings());
+    }
+
+    Settings settings() {
+        if (clientIdResolver != null && identityOptionSet) {
+            throw new InvalidConfigurationException("clientIdResolver", "apiKeyHeader, maxApiKeyLength, trustedProxies and "
+                    + "forwardedHeader configure the default resolver; set them on your own resolver instead");
+        }
+        RateLimitConfig cfg = config != null ? config : RateLimitConfig.defaults();
+        ClientIdResolver clients = clientIdResolver != null ? clientIdResolver
+                : ClientIdResolver.apiKeyOrIp(apiKeyHeader, maxApiKeyLength, trustedProxies, forwardedHeader);
+        TierResolver tiers = tierResolver != null ? tierResolver : TierResolver.byKeyPrefix(cfg.tierPrefixes(), cfg.defaultTier());
+        boolean owns = ownsStore || store == null;
+        RateLimitStore st = store != null ? store : MemoryStore.builder().clock(clock).build();
+        return new Settings(cfg, st, owns, clock, clients, tiers, listener, headerStyle, shadow, failureMode,
+                Collections.unmodifiableSet(EnumSet.copyOf(dispatcherTypes)));
+    }
+
+    private static <T> T required(String option, T value) {
+        if (value == null) {
+            throw new InvalidConfigurationException(option, "must not be null");
+        }
+        return value;
+    }
+}

@@ -1,0 +1,41 @@
+package dev.ratelimit.servlet;
+
+import dev.ratelimit.FailureMode;
+import dev.ratelimit.RateLimitStore;
+
+import java.time.Duration;
+import java.util.regex.Pattern;
+
+/**
+ * The init-params of a Redis-backed filter. Kept apart from {@link RedisStoreFactory}, the only class
+ * that names the Redis store, so that a filter with {@code store=memory} never loads Jedis (an
+ * optional dependency).
+ *
+ * @param url           {@code redis://}, {@code rediss://}, {@code redis-sentinel://} or {@code redis-cluster://}
+ * @param failureMode   null for the store's default
+ * @param fallbackShare null for the store's default
+ * @param keyPrefix     null for the store's default
+ * @param timeout       connect and read timeout; null for the store's default
+ */
+record RedisParams(String url, FailureMode failureMode, Double fallbackShare, String keyPrefix, Duration timeout) {
+    private static final Pattern SCHEME = Pattern.compile("(?i)(redis|rediss|redis-sentinel|redis-cluster)://.*");
+    private static final Pattern USER_INFO = Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*://)[^@/]*@");
+
+    static boolean isRedisUrl(String text) {
+        return SCHEME.matcher(text).matches();
+    }
+
+    /** {@code text} with the user info of any URL in it ({@code user:password@}) replaced by {@code ***@}, and no control characters. */
+    static String masked(String text) {
+        return ThrottledLog.clean(USER_INFO.matcher(text).replaceAll("$1***@"));
+    }
+
+    RateLimitStore createStore() {
+        try {
+            return RedisStoreFactory.create(this);
+        } catch (NoClassDefFoundError e) {
+            throw new IllegalArgumentException("a Redis store needs redis.clients:jedis on the classpath (missing "
+                    + e.getMessage() + ")", e);
+        }
+    }
+}

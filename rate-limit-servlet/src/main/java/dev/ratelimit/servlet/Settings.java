@@ -1,0 +1,26 @@
+package dev.ratelimit.servlet;
+
+import dev.ratelimit.Clock;
+import dev.ratelimit.FailureMode;
+import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.config.RateLimitConfig;
+import dev.ratelimit.servlet.client.ClientIdResolver;
+import dev.ratelimit.servlet.client.TierResolver;
+import dev.ratelimit.servlet.headers.HeaderStyle;
+import jakarta.servlet.DispatcherType;
+
+import java.util.Set;
+
+/**
+ * Everything a {@link RateLimitFilter} runs with, validated: from {@link RateLimitFilterBuilder} or
+ * from init-params.
+ *
+ * @param ownsStore true when the filter created the store and closes it in {@code destroy()}
+ * @param shadow    global shadow mode (the configuration's or the filter's)
+ */
+record Settings(RateLimitConfig config, RateLimitStore store, boolean ownsStore, Clock clock,
+                ClientIdResolver clients, TierResolver tiers, RateLimitListener listener,
+                HeaderStyle headerStyle, boolean shadow, FailureMode failureMode,
+                Set<DispatcherType> dispatcherTypes) {
+}

@@ -1,0 +1,75 @@
+package dev.ratelimit.servlet.client;
+
+import dev.ratelimit.InvalidConfigurationException;
+import jakarta.servlet.http.HttpServletRequest;
+
+import java.util.Enumeration;
+
+/** {@link ClientIdResolver#apiKeyOrIp}: the API key header, else the (forwarded) client address. */
+final class ApiKeyOrIpResolver implements ClientIdResolver {
+    /** The longest key cap accepted; containers refuse longer header lines anyway. */
+    static final int MAX_KEY_LENGTH_CAP = 8192;
+
+    private final String apiKeyHeader;
+    private final int maxApiKeyLength;
+    private final TrustedProxies trustedProxies;
+    private final ForwardedHeader forwardedHeader;
+
+    ApiKeyOrIpResolver(String apiKeyHeader, int maxApiKeyLength, TrustedProxies trustedProxies, ForwardedHeader forwardedHeader) {
+        if (apiKeyHeader == null || apiKeyHeader.isEmpty() || !apiKeyHeader.chars().allMatch(c -> ForwardedChain.isTokenChar((char) c))) {
+            throw new InvalidConfigurationException("apiKeyHeader", "must be an HTTP header name, was "
+                    + (apiKeyHeader == null ? "null" : "\"" + apiKeyHeader.replaceAll("[^\\x20-\\x7e]", "?") + "\""));
+        }
+        if (maxApiKeyLength < 1 || maxApiKeyLength > MAX_KEY_LENGTH_CAP) {
+            throw new InvalidConfigurationException("maxApiKeyLength", "must be 1-" + MAX_KEY_LENGTH_CAP + ", was " + maxApiKeyLength);
+        }
+        if (trustedProxies == null) {
+            throw new InvalidConfigurationException("trustedProxies", "must not be null");
+        }
+        if (forwardedHeader == null) {
+            throw new InvalidConfigurationException("forwardedHeader", "must not be null");
+        }
+        this.apiKeyHeader = apiKeyHeader;
+        this.maxApiKeyLength = maxApiKeyLength;
+        this.trustedProxies = trustedProxies;
+        this.forwardedHeader = forwardedHeader;
+    }
+
+    @Override
+    public String resolve(HttpServletRequest request) {
+        Enumeration<String> keys = request.getHeaders(apiKeyHeader);
+        if (keys != null && keys.hasMoreElements()) {
+            String key = keys.nextElement();
+            if (keys.hasMoreElements()) {
+                throw new InvalidClientException("invalid_api_key", "Send the " + apiKeyHeader + " header at most once.");
+            }
+            if (key != null && !key.isEmpty()) {
+                return "apikey:" + validKey(key);
+            }
+        }
+        Enumeration<String> forwarded = trustedProxies.isEmpty() ? null : request.getHeaders(forwardedHeader.headerName());
+        String address = ForwardedChain.clientAddress(request.getRemoteAddr(), forwarded, forwardedHeader, trustedProxies);
+        return "ip:" + (address == null ? "unknown" : address);
+    }
+
+    private String validKey(String key) {
+        if (key.length() > maxApiKeyLength) {
+            throw new InvalidClientException("invalid_api_key", "The " + apiKeyHeader + " header is longer than "
+                    + maxApiKeyLength + " characters.");
+        }
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            if (c < '!' || c > '~') {
+                throw new InvalidClientException("invalid_api_key", "The " + apiKeyHeader
+                        + " header may only contain visible ASCII characters (! to ~).");
+            }
+        }
+        return key;
+    }
+
+    @Override
+    public String toString() {
+        return "apiKeyOrIp[header=" + apiKeyHeader + ", maxLength=" + maxApiKeyLength + ", trustedProxies=" + trustedProxies
+                + ", forwardedHeader=" + forwardedHeader.headerName() + "]";
+    }
+}

@@ -1,0 +1,30 @@
+package dev.ratelimit.servlet.client;
+
+import java.util.Map;
+
+/**
+ * Says which tier a client belongs to (e.g. {@code free}, {@code pro}, {@code enterprise}), from its
+ * client id. The filter's one seam for tiers; implementations must be thread-safe and fast. A tier
+ * the configuration does not define is treated as the configuration's default tier.
+ *
+ * <pre>{@code
+ * // A lookup table of keys, falling back to the prefixes:
+ * Map<String, String> plans = Map.of("apikey:acme-4f2a", "enterprise");
+ * TierResolver byPlan = clientId -> plans.getOrDefault(clientId, byPrefix.tier(clientId));
+ * }</pre>
+ */
+@FunctionalInterface
+public interface TierResolver {
+
+    /** The tier of {@code clientId}; never null. */
+    String tier(String clientId);
+
+    /**
+     * The default: for {@code apikey:<key>} client ids, the tier of the longest prefix in
+     * {@code prefixes} that {@code <key>} starts with; for any other key, or no key,
+     * {@code defaultTier}.
+     */
+    static TierResolver byKeyPrefix(Map<String, String> prefixes, String defaultTier) {
+        return new PrefixTierResolver(prefixes, defaultTier);
+    }
+}

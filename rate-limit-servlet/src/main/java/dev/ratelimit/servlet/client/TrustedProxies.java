@@ -1,0 +1,67 @@
+package dev.ratelimit.servlet.client;
+
+import dev.ratelimit.InvalidConfigurationException;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The proxies whose forwarding headers are believed: a list of CIDR blocks. A request's
+ * {@code X-Forwarded-For} or {@code Forwarded} header is read only when the direct peer
+ * ({@code request.getRemoteAddr()}) is inside one of them; from anyone else it is ignored, since
+ * any client can write it.
+ *
+ * <pre>{@code
+ * TrustedProxies proxies = TrustedProxies.of(List.of("10.0.0.0/8", "2001:db8::/32"));
+ * }</pre>
+ */
+public final class TrustedProxies {
+    private final Cidr[] blocks;
+
+    private TrustedProxies(Cidr[] blocks) {
+        this.blocks = blocks;
+    }
+
+    /** No trusted proxy: forwarding headers are never read. */
+    public static TrustedProxies none() {
+        return new TrustedProxies(new Cidr[0]);
+    }
+
+    /**
+     * The proxies in {@code cidrs}, e.g. {@code ["10.0.0.0/8", "127.0.0.1"]}.
+     *
+     * @throws InvalidConfigurationException naming the entry ({@code trustedProxies[1]}) that is not a CIDR block
+     */
+    public static TrustedProxies of(List<String> cidrs) {
+        List<Cidr> parsed = new ArrayList<>();
+        for (int i = 0; i < cidrs.size(); i++) {
+            try {
+                parsed.add(Cidr.parse(cidrs.get(i)));
+            } catch (InvalidConfigurationException e) {
+                throw new InvalidConfigurationException("trustedProxies[" + i + "]", e.problem());
+            }
+        }
+        return new TrustedProxies(parsed.toArray(new Cidr[0]));
+    }
+
+    /** Whether no proxy is trusted. */
+    public boolean isEmpty() {
+        return blocks.length == 0;
+    }
+
+    /** Whether {@code address} (as from {@link IpAddresses#parse}) belongs to a trusted proxy. */
+    public boolean contains(byte[] address) {
+        for (Cidr block : blocks) {
+            if (block.contains(address)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The blocks, e.g. {@code [10.0.0.0/8]}. */
+    @Override
+    public String toString() {
+        return java.util.Arrays.toString(blocks);
+    }
+}

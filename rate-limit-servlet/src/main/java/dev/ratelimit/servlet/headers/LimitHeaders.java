@@ -1,0 +1,137 @@
+package dev.ratelimit.servlet.headers;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.Durations;
+import dev.ratelimit.Limit;
+import dev.ratelimit.Policy;
+import dev.ratelimit.Source;
+import dev.ratelimit.Verdict;
+
+import java.util.List;
+import java.util.function.BiConsumer;
+
+/**
+ * The rate-limit header fields of one {@link Limit}, written from a {@link Decision} so the answer and
+ * its headers cannot disagree. Build one per limit, once ({@link #of}); {@link #write} is cheap.
+ *
+ * <p>For {@code scan} = 10 tokens refilled at 1/s, after the first request at 12:00:00.25:
+ * <pre>
+ * X-RateLimit-Limit: 10
+ * X-RateLimit-Remaining: 9
+ * X-RateLimit-Reset: 1767268802          (epoch seconds when the quota is full again, rounded up)
+ * X-RateLimit-Tier: free
+ * RateLimit-Policy: "scan";q=10;w=10
+ * RateLimit: "scan";r=9;t=1
+ * </pre>
+ *
+ * <p><b>Composite limits.</b> {@code RateLimit-Policy} lists every policy as its own item: the first
+ * is named after the limit, the others after the limit and their position, e.g.
+ * {@code "scan";q=10;w=1, "scan-1";q=1000;w=3600}. {@code RateLimit} and the {@code X-} fields describe
+ * the one policy the decision names: the one closest to rejecting, or on a rejection the one that
+ * made the client wait longest.
+ *
+ * <p><b>Values.</b> {@code q} is the policy's {@link Policy#limit()}, {@code w} its
+ * {@link Policy#window()} in whole seconds rounded up (at least 1), {@code r} the remaining quota,
+ * {@code t} the seconds until the quota is full again, rounded up; on a rejection {@code t} equals
+ * {@code Retry-After}. No partition key ({@code pk}) is sent: it would expose the client id. When the
+ * store could not decide (fail-open, fail-closed, or unavailable) only what is known without it is
+ * sent: {@code X-RateLimit-Tier} and {@code RateLimit-Policy}.
+ */
+public final class LimitHeaders {
+    private final Limit limit;
+    private final String[] itemNames;
+    private final String policyField;
+
+    private LimitHeaders(Limit limit) {
+        this.limit = limit;
+        List<Policy> policies = limit.policies();
+        this.itemNames = new String[policies.size()];
+        StringBuilder field = new StringBuilder();
+        for (int i = 0; i < policies.size(); i++) {
+            itemNames[i] = i == 0 ? limit.name() : limit.name() + "-" + i;
+            if (i > 0) {
+                field.append(", ");
+            }
+            field.append(quoted(itemNames[i])).append(";q=").append(policies.get(i).limit())
+                    .append(";w=").append(ceilSeconds(Durations.toMicros(policies.get(i).window())));
+        }
+        this.policyField = field.toString();
+    }
+
+    /** The header fields of {@code limit}. */
+    public static LimitHeaders of(Limit limit) {
+        return new LimitHeaders(limit);
+    }
+
+    /** The {@code RateLimit-Policy} value, e.g. {@code "scan";q=10;w=10}. */
+    public String policyField() {
+        return policyField;
+    }
+
+    /** The item name of the policy {@code decision} describes, e.g. {@code scan} or {@code scan-1}. */
+    public String itemName(Decision decision) {
+        List<Policy> policies = limit.policies();
+        int index = policies.indexOf(decision.policy());
+        if (index < 0 && decision.policy() != null) {
+            // A store may describe a scaled copy of a policy (local fallback): match it by algorithm and window.
+            for (int i = 0; i < policies.size() && index < 0; i++) {
+                Policy p = policies.get(i);
+                if (p.algorithm().equals(decision.policy().algorithm()) && p.window().equals(decision.policy().window())) {
+                    index = i;
+                }
+            }
+        }
+        return itemNames[Math.max(0, index)];
+    }
+
+    /**
+     * Sets the header fields for {@code decision} on {@code header} (e.g. {@code response::setHeader}).
+     *
+     * @param retryAfterSeconds the {@code Retry-After} to send (then also {@code RateLimit}'s {@code t}),
+     *                          or 0 for none
+     */
+    public void write(BiConsumer<String, String> header, HeaderStyle style, String tier, Decision decision,
+                      long nowMicros, long retryAfterSeconds) {
+        boolean known = decision.source() != Source.FAIL_OPEN && decision.source() != Source.FAIL_CLOSED
+                && decision.verdict() != Verdict.STORE_UNAVAILABLE;
+        if (style.x()) {
+            if (known) {
+                header.accept("X-RateLimit-Limit", Long.toString(decision.limit()));
+                header.accept("X-RateLimit-Remaining", Long.toString(decision.remaining()));
+                header.accept("X-RateLimit-Reset", Long.toString(ceilSeconds(nowMicros + decision.resetAfterMicros())));
+            }
+            header.accept("X-RateLimit-Tier", tier);
+        }
+        if (style.ietf()) {
+            header.accept("RateLimit-Policy", policyField);
+            if (known) {
+                long t = retryAfterSeconds > 0 ? retryAfterSeconds : ceilSeconds(decision.resetAfterMicros());
+                header.accept("RateLimit", quoted(itemName(decision)) + ";r=" + decision.remaining() + ";t=" + t);
+            }
+        }
+        if (retryAfterSeconds > 0) {
+            header.accept("Retry-After", Long.toString(retryAfterSeconds));
+        }
+    }
+
+    /**
+     * The {@code Retry-After} for a decision: its wait in whole seconds, rounded up, at least 1
+     * (0.2 s and 1 s give 1, 1.5 s gives 2); 0 when it has none (allowed, or never passable).
+     */
+    public static long retryAfterSeconds(Decision decision) {
+        if (decision.allowed() || decision.retryAfterMicros() == Decision.NEVER) {
+            return 0;
+        }
+        return Math.max(1, ceilSeconds(decision.retryAfterMicros()));
+    }
+
+    /** {@code micros} in whole seconds, rounded up; at least 1 for a positive duration. */
+    static long ceilSeconds(long micros) {
+        return Math.max(0, Math.floorDiv(micros + 999_999L, 1_000_000L));
+    }
+
+    /** An RFC 8941 sf-string. */
+    private static String quoted(String s) {
+        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    }
+}

@@ -1,0 +1,175 @@
+package dev.ratelimit.servlet;
+
+import dev.ratelimit.ManualClock;
+import dev.ratelimit.servlet.client.ForwardedHeader;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.http.HttpResponse;
+import java.time.Instant;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Who a request is counted against, seen from outside: a client is the same client when its quota
+ * is shared. The free scan bucket holds 10.
+ */
+class ClientIdentityTest {
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00.250Z"));
+    private TestServer server;
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    private void start(RateLimitFilterBuilder builder) {
+        server = TestServer.start(builder.clock(clock).build());
+    }
+
+    private void exhaustScan(String... headers) {
+        assertThat(server.statuses(10, 4, "GET", "/api/scan", headers)).containsOnly(200);
+        assertThat(server.get("/api/scan", headers).statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void ignoresASpoofedXForwardedForFromAnUntrustedPeer() {
+        start(RateLimitFilter.builder());
+
+        for (int i = 0; i < 10; i++) {
+            assertThat(server.get("/api/scan", "X-Forwarded-For", "203.0.113." + i).statusCode()).isEqualTo(200);
+        }
+        // Eleven different claimed addresses, one real peer: the eleventh is refused.
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "198.51.100.77").statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void honoursXForwardedForFromATrustedProxy() {
+        start(RateLimitFilter.builder().trustedProxies("127.0.0.0/8"));
+
+        exhaustScan("X-Forwarded-For", "203.0.113.7");
+
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "203.0.113.8").statusCode()).isEqualTo(200);
+        assertThat(server.get("/api/scan").statusCode()).isEqualTo(200);   // the proxy itself
+    }
+
+    @Test
+    void takesTheRightMostAddressThatIsNotATrustedProxy() {
+        start(RateLimitFilter.builder().trustedProxies("127.0.0.0/8", "10.0.0.0/8"));
+
+        exhaustScan("X-Forwarded-For", "203.0.113.7");
+
+        // The client put 198.51.100.1 in front; the trusted 10.1.2.3 hop is skipped.
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "198.51.100.1, 203.0.113.7, 10.1.2.3").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "203.0.113.7, 198.51.100.1").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void fallsBackToThePeerWhenTheForwardingHeaderIsMalformed() {
+        start(RateLimitFilter.builder().trustedProxies("127.0.0.0/8"));
+
+        exhaustScan();   // the peer, 127.0.0.1
+
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "not-an-address").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "203.0.113.7,,").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "203.0.113.7, unknown").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "203.0.113.256").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "example.com").statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void readsTheForwardedHeaderWithQuotedIpv6AndNormalizesTheAddress() {
+        start(RateLimitFilter.builder().trustedProxies("127.0.0.0/8").forwardedHeader(ForwardedHeader.FORWARDED));
+
+        exhaustScan("Forwarded", "for=\"[2001:db8::1]:4711\";proto=https");
+
+        // The same address in other spellings is the same client.
+        assertThat(server.get("/api/scan", "Forwarded", "for=\"[2001:DB8:0:0:0:0:0:1]\"").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/scan", "Forwarded", "for=198.51.100.1, for=\"[2001:db8::0001]\";by=127.0.0.1").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/scan", "Forwarded", "for=\"[2001:db8::2]\"").statusCode()).isEqualTo(200);
+        // With Forwarded configured, X-Forwarded-For is not read.
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "203.0.113.99").statusCode()).isEqualTo(200);
+        assertThat(server.statuses(9, 1, "GET", "/api/scan", "X-Forwarded-For", "203.0.113.100")).containsOnly(200);
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "203.0.113.101").statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void countsAnIpv4MappedIpv6AddressAsTheIpv4Address() {
+        start(RateLimitFilter.builder().trustedProxies("127.0.0.0/8"));
+
+        exhaustScan("X-Forwarded-For", "192.0.2.1");
+
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "::ffff:192.0.2.1").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "[::ffff:c000:201]:80").statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void countsEachApiKeySeparatelyWhateverTheAddress() {
+        start(RateLimitFilter.builder().trustedProxies("127.0.0.0/8"));
+
+        exhaustScan("X-API-Key", "sk-free-one");
+
+        assertThat(server.get("/api/scan", "X-API-Key", "sk-free-one", "X-Forwarded-For", "203.0.113.5").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/scan", "X-API-Key", "sk-free-two").statusCode()).isEqualTo(200);
+        assertThat(server.get("/api/scan").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void readsTheApiKeyFromAConfiguredHeader() {
+        start(RateLimitFilter.builder().apiKeyHeader("Authorization-Key"));
+
+        HttpResponse<String> response = server.get("/api/scan", "Authorization-Key", "sk-ent-7");
+
+        assertThat(response.headers().firstValue("X-RateLimit-Tier")).hasValue("enterprise");
+        assertThat(server.get("/api/scan", "X-API-Key", "sk-ent-7").headers().firstValue("X-RateLimit-Tier")).hasValue("free");
+    }
+
+    @Test
+    void refusesAnOverlongApiKeyWith400AndCountsItAgainstNoOne() {
+        start(RateLimitFilter.builder().maxApiKeyLength(16));
+        String tooLong = "sk-pro-" + "x".repeat(10);
+
+        for (int i = 0; i < 20; i++) {
+            HttpResponse<String> response = server.get("/api/scan", "X-API-Key", tooLong);
+            assertThat(response.statusCode()).isEqualTo(400);
+            assertThat(response.body()).doesNotContain(tooLong).contains("longer than 16 characters");
+            assertThat(response.headers().firstValue("X-RateLimit-Remaining")).isEmpty();
+        }
+        assertThat(server.get("/api/scan").headers().firstValue("X-RateLimit-Remaining")).hasValue("9");
+        assertThat(server.get("/api/scan", "X-API-Key", tooLong.substring(0, 16)).headers().firstValue("X-RateLimit-Remaining")).hasValue("99");
+    }
+
+    @Test
+    void refusesAnApiKeyWithSpacesTabsOrNonAsciiWith400() {
+        start(RateLimitFilter.builder());
+
+        assertThat(server.get("/api/scan", "X-API-Key", "sk-pro-a b").statusCode()).isEqualTo(400);
+        assertThat(server.get("/api/scan", "X-API-Key", "sk-pro-a\tb").statusCode()).isEqualTo(400);
+        // HttpClient sends non-ASCII as '?': send the raw byte 0xE9 instead.
+        String raw = server.raw("GET /app/api/scan HTTP/1.1\r\nHost: x\r\nX-API-Key: sk-pro-\u00e9\r\nConnection: close\r\n\r\n");
+        assertThat(raw).startsWith("HTTP/1.1 400").contains("application/problem+json").contains("visible ASCII");
+        assertThat(server.get("/api/scan").headers().firstValue("X-RateLimit-Remaining")).hasValue("9");
+    }
+
+    @Test
+    void refusesTheApiKeyHeaderSentTwice() {
+        start(RateLimitFilter.builder());
+
+        HttpResponse<String> response = server.get("/api/scan", "X-API-Key", "sk-pro-a", "X-API-Key", "sk-ent-b");
+
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(response.body()).contains("at most once").doesNotContain("sk-pro-a").doesNotContain("sk-ent-b");
+    }
+
+    @Test
+    void neverLetsControlCharactersInAHeaderBecomeA5xx() {
+        start(RateLimitFilter.builder().trustedProxies("127.0.0.0/8"));
+
+        String status = server.raw("GET /app/api/scan HTTP/1.1\r\nHost: x\r\nX-API-Key: sk-pro-\u0001\u007f\r\nConnection: close\r\n\r\n");
+        String forwarded = server.raw("GET /app/api/scan HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 1.2.3.4\u0000\r\nConnection: close\r\n\r\n");
+
+        // Jetty itself refuses these bytes with 400 before any filter sees them.
+        assertThat(status).startsWith("HTTP/1.1 400");
+        assertThat(forwarded).startsWith("HTTP/1.1 400");
+    }
+}

@@ -1,0 +1,173 @@
+package dev.ratelimit.servlet;
+
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import org.eclipse.jetty.ee10.servlet.ErrorPageErrorHandler;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.function.Consumer;
+
+/**
+ * A real Jetty 12 server on a free port of 127.0.0.1 with {@link AppServlet} at {@code /} under context
+ * {@code /app}, and a real {@link HttpClient} to talk to it.
+ */
+final class TestServer implements AutoCloseable {
+    static final String CONTEXT = "/app";
+    private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+
+    private final Server server;
+    private final int port;
+
+    private TestServer(Server server, int port) {
+        this.server = server;
+        this.port = port;
+    }
+
+    /** {@code filter} mapped to {@code /*} for every dispatcher type, 404s sent to the error page {@code /api/reports}. */
+    static TestServer start(Filter filter) {
+        return start(context -> {
+            FilterHolder holder = new FilterHolder(filter);
+            holder.setName("rateLimit");
+            holder.setAsyncSupported(true);
+            context.addFilter(holder, "/*", EnumSet.allOf(DispatcherType.class));
+        });
+    }
+
+    /** A context set up by {@code setup} (filters, listeners), with the app servlet and error page. */
+    static TestServer start(Consumer<ServletContextHandler> setup) {
+        ServletContextHandler context = new ServletContextHandler(CONTEXT);
+        ServletHolder app = new ServletHolder("app", new AppServlet());
+        app.setAsyncSupported(true);
+        context.addServlet(app, "/");
+        ErrorPageErrorHandler errors = new ErrorPageErrorHandler();
+        errors.addErrorPage(404, "/api/reports");
+        context.setErrorHandler(errors);
+        setup.accept(context);
+        return start(context);
+    }
+
+    /** Any handler, e.g. a WebAppContext. */
+    static TestServer start(Handler handler) {
+        Server server = new Server(new QueuedThreadPool(24, 4));
+        ServerConnector connector = new ServerConnector(server, 1, 1);
+        connector.setHost("127.0.0.1");
+        connector.setPort(0);
+        server.addConnector(connector);
+        server.setHandler(handler);
+        try {
+            server.start();
+        } catch (Exception e) {
+            try {
+                server.stop();
+            } catch (Exception ignored) {
+                // the start failure is what matters
+            }
+            throw new IllegalStateException("Jetty did not start: " + e, e);
+        }
+        return new TestServer(server, connector.getLocalPort());
+    }
+
+    int port() {
+        return port;
+    }
+
+    boolean isRunning() {
+        return server.isRunning();
+    }
+
+    URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + port + CONTEXT + path);
+    }
+
+    /** GET {@code path} with header name/value pairs. */
+    HttpResponse<String> get(String path, String... headers) {
+        return send("GET", path, headers);
+    }
+
+    HttpResponse<String> send(String method, String path, String... headers) {
+        try {
+            return CLIENT.send(request(method, path, headers), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new IllegalStateException(method + " " + path + " failed: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Sends {@code count} identical requests, up to {@code parallel} in flight; the statuses in completion order. */
+    List<Integer> statuses(int count, int parallel, String method, String path, String... headers) {
+        HttpRequest request = request(method, path, headers);
+        Semaphore inFlight = new Semaphore(parallel);
+        List<Integer> statuses = Collections.synchronizedList(new ArrayList<>());
+        List<CompletableFuture<?>> all = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            inFlight.acquireUninterruptibly();
+            all.add(CLIENT.sendAsync(request, HttpResponse.BodyHandlers.discarding())
+                    .whenComplete((response, error) -> {
+                        inFlight.release();
+                        statuses.add(error == null ? response.statusCode() : -1);
+                    }));
+        }
+        CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0])).exceptionally(e -> null).join();
+        return new ArrayList<>(statuses);
+    }
+
+    private HttpRequest request(String method, String path, String... headers) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(10))
+                .method(method, HttpRequest.BodyPublishers.noBody());
+        for (int i = 0; i < headers.length; i += 2) {
+            b.header(headers[i], headers[i + 1]);
+        }
+        return b.build();
+    }
+
+    /**
+     * Sends raw bytes, each char as one ISO-8859-1 byte (for what HttpClient refuses to send: control
+     * characters, non-ASCII bytes); the whole response as text. The request should say {@code Connection: close}.
+     */
+    String raw(String request) {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(10_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(request.getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            return new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
+        } catch (IOException e) {
+            throw new IllegalStateException("raw request failed: " + e, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            server.stop();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -42,10 +42,10 @@ final class InitParams {
         d.put("config", "the bundled RateLimitConfig.defaults()");
         d.put("store", "memory");
         d.put("max-keys-per-limit", String.valueOf(MemoryStore.DEFAULT_MAX_KEYS_PER_LIMIT));
-        d.put("failure-mode", "FAIL_OPEN");
-        d.put("fallback-share", "the Redis store's default");
-        d.put("redis-key-prefix", "the Redis store's default");
-        d.put("redis-timeout", "the Redis store's default");
+        d.put("failure-mode", "the Redis store's default (LOCAL_FALLBACK); for other failures FAIL_OPEN");
+        d.put("fallback-share", "1.0 (the Redis store's default)");
+        d.put("redis-key-prefix", "rl: (the Redis store's default)");
+        d.put("redis-timeout", "100ms (the Redis store's default)");
         d.put("trusted-proxies", "none");
         d.put("forwarded-header", "X-Forwarded-For");
         d.put("api-key-header", RateLimitFilterBuilder.DEFAULT_API_KEY_HEADER);
@@ -82,7 +82,7 @@ final class InitParams {
             builder.config(loadConfig(config));
         }
         String failureMode = param("failure-mode");
-        FailureMode mode = FailureMode.FAIL_OPEN;
+        FailureMode mode = null;
         if (failureMode != null) {
             mode = parse("failure-mode", failureMode, () -> FailureMode.valueOf(failureMode.trim().toUpperCase(Locale.ROOT).replace('-', '_')),
                     "must be FAIL_OPEN, FAIL_CLOSED or LOCAL_FALLBACK");
@@ -135,6 +135,7 @@ final class InitParams {
         }
     }
 
+    /** The store; {@code mode} is null when the init-param is absent (the Redis store's default applies). */
     private RateLimitStore store(FailureMode mode) throws ServletException {
         String store = param("store");
         String kind = store == null ? "memory" : store.trim();
@@ -166,9 +167,20 @@ final class InitParams {
                         "must be a duration such as 500ms or 2s")));
         try {
             return redis.createStore();
+        } catch (InvalidConfigurationException e) {
+            String name = switch (e.path()) {
+                case "fallbackShare" -> "fallback-share";
+                case "keyPrefix" -> "redis-key-prefix";
+                case "connectTimeout", "readTimeout" -> "redis-timeout";
+                default -> "store";
+            };
+            String value = name.equals("store") ? kind : param(name);
+            // No cause attached: its message might carry the URL's password.
+            throw new ServletException(prefix() + "init-param " + name + "=\"" + RedisParams.masked(value) + "\": "
+                    + RedisParams.masked(e.problem()));
         } catch (IllegalArgumentException e) {
-            throw new ServletException(prefix() + "init-param store=" + RedisParams.masked(kind) + ": "
-                    + RedisParams.masked(String.valueOf(e.getMessage())), e);
+            throw new ServletException(prefix() + "init-param store=\"" + RedisParams.masked(kind) + "\": "
+                    + RedisParams.masked(String.valueOf(e.getMessage())));
         }
     }
 

@@ -12,19 +12,20 @@ import java.util.regex.Pattern;
  * optional dependency).
  *
  * @param url           {@code redis://}, {@code rediss://}, {@code redis-sentinel://} or {@code redis-cluster://}
+ * @param failureMode   null for the store's default
  * @param fallbackShare null for the store's default
  * @param keyPrefix     null for the store's default
  * @param timeout       connect and read timeout; null for the store's default
  */
 record RedisParams(String url, FailureMode failureMode, Double fallbackShare, String keyPrefix, Duration timeout) {
     private static final Pattern SCHEME = Pattern.compile("(?i)(redis|rediss|redis-sentinel|redis-cluster)://.*");
-    private static final Pattern USER_INFO = Pattern.compile("(?i)((?:redis|rediss|redis-sentinel|redis-cluster)://)[^@/]*@");
+    private static final Pattern USER_INFO = Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*://)[^@/]*@");
 
     static boolean isRedisUrl(String text) {
         return SCHEME.matcher(text).matches();
     }
 
-    /** {@code text} with any password in a Redis URL replaced by {@code ***}, and no control characters. */
+    /** {@code text} with the user info of any URL in it ({@code user:password@}) replaced by {@code ***@}, and no control characters. */
     static String masked(String text) {
         return ThrottledLog.clean(USER_INFO.matcher(text).replaceAll("$1***@"));
     }

@@ -42,8 +42,9 @@ class RedisClusterTest {
 
     @Test
     void clientsSpreadOverEveryMasterAndAClientsKeysShareOneSlot() {
-        Limit limit = Limit.of("spread", Policy.tokenBucket(5, 1, Duration.ofSeconds(10)),
-                Policy.slidingWindowLog(5, Duration.ofSeconds(10)), Policy.gcra(1, Duration.ofSeconds(1), 5));
+        // Periods long enough that no key expires while 300 clients are written on a loaded machine.
+        Limit limit = Limit.of("spread", Policy.tokenBucket(5, 1, Duration.ofMinutes(10)),
+                Policy.slidingWindowLog(5, Duration.ofMinutes(10)), Policy.gcra(1, Duration.ofMinutes(10), 5));
         RateLimiter limiter = store.limiter(limit);
         for (int i = 0; i < 300; i++) {
             Decision d = limiter.tryAcquire("client-" + i);

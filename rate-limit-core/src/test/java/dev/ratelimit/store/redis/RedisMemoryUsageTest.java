@@ -37,10 +37,11 @@ class RedisMemoryUsageTest {
     @Test
     void fixedSizeStateTakesAboutOneHundredBytesPerKey() {
         List<Policy> policies = List.of(
-                Policy.tokenBucket(100, 10, Duration.ofSeconds(1)),
-                Policy.fixedWindow(100, Duration.ofMinutes(1)),
-                Policy.slidingWindowCounter(100, Duration.ofMinutes(1)),
-                Policy.gcra(10, Duration.ofSeconds(1), 100));
+                // Slow refills and long windows: the key must outlive a slow machine between write and MEMORY USAGE.
+                Policy.tokenBucket(100, 10, Duration.ofHours(1)),
+                Policy.fixedWindow(100, Duration.ofHours(1)),
+                Policy.slidingWindowCounter(100, Duration.ofHours(1)),
+                Policy.gcra(10, Duration.ofHours(1), 100));
         for (Policy policy : policies) {
             Limit limit = Limit.of("bytes", policy);
             store.limiter(limit).tryAcquire("client", 3);

@@ -1,8 +1,8 @@
 package dev.ratelimit.servlet.headers;
 
 /**
- * Which rate-limit header fields a response carries. {@code Retry-After} is sent on every 429 and
- * 503 whatever the style.
+ * Which rate-limit header fields a response carries. {@code Retry-After} is sent on every 503 and
+ * every 429 that can be retried, whatever the style.
  */
 public enum HeaderStyle {
     /** {@code X-RateLimit-Limit}, {@code X-RateLimit-Remaining}, {@code X-RateLimit-Reset}, {@code X-RateLimit-Tier}. */

@@ -5,6 +5,7 @@ import dev.ratelimit.Durations;
 import dev.ratelimit.Limit;
 import dev.ratelimit.Policy;
 import dev.ratelimit.Source;
+import dev.ratelimit.Verdict;
 
 import java.util.List;
 import java.util.function.BiConsumer;
@@ -33,8 +34,8 @@ import java.util.function.BiConsumer;
  * {@link Policy#window()} in whole seconds rounded up (at least 1), {@code r} the remaining quota,
  * {@code t} the seconds until the quota is full again, rounded up; on a rejection {@code t} equals
  * {@code Retry-After}. No partition key ({@code pk}) is sent: it would expose the client id. When the
- * store could not decide (fail-open or fail-closed) only what is known without it is sent:
- * {@code X-RateLimit-Tier} and {@code RateLimit-Policy}.
+ * store could not decide (fail-open, fail-closed, or unavailable) only what is known without it is
+ * sent: {@code X-RateLimit-Tier} and {@code RateLimit-Policy}.
  */
 public final class LimitHeaders {
     private final Limit limit;
@@ -91,7 +92,8 @@ public final class LimitHeaders {
      */
     public void write(BiConsumer<String, String> header, HeaderStyle style, String tier, Decision decision,
                       long nowMicros, long retryAfterSeconds) {
-        boolean known = decision.source() != Source.FAIL_OPEN && decision.source() != Source.FAIL_CLOSED;
+        boolean known = decision.source() != Source.FAIL_OPEN && decision.source() != Source.FAIL_CLOSED
+                && decision.verdict() != Verdict.STORE_UNAVAILABLE;
         if (style.x()) {
             if (known) {
                 header.accept("X-RateLimit-Limit", Long.toString(decision.limit()));

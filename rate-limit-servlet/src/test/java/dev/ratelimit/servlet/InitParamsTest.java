@@ -1,0 +1,113 @@
+package dev.ratelimit.servlet;
+
+import jakarta.servlet.ServletException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Invalid init-params fail {@code init} with a message that names the init-param and its value. */
+class InitParamsTest {
+
+    private static String initFailure(String... params) {
+        RateLimitFilter filter = new RateLimitFilter();
+        try {
+            filter.init(new MapFilterConfig(params));
+        } catch (ServletException e) {
+            return e.getMessage();
+        } finally {
+            filter.destroy();
+        }
+        throw new AssertionError("init accepted " + String.join(" ", params));
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(delimiter = '|', value = {
+            "header-style       | xyz             | init-param header-style=\"xyz\": must be x, ietf or both",
+            "max-api-key-length | abc             | init-param max-api-key-length=\"abc\": must be a whole number",
+            "max-api-key-length | 0               | init-param max-api-key-length: must be 1-8192, was 0",
+            "trusted-proxies    | 10.0.0.0/33     | init-param trusted-proxies=\"10.0.0.0/33\": prefix length must be 0-32, was \"10.0.0.0/33\"",
+            "trusted-proxies    | 10.0.0.0/8, localhost | init-param trusted-proxies=\"10.0.0.0/8, localhost\": must be an IP address or CIDR block",
+            "failure-mode       | sometimes       | init-param failure-mode=\"sometimes\": must be FAIL_OPEN, FAIL_CLOSED or LOCAL_FALLBACK",
+            "shadow             | yes             | init-param shadow=\"yes\": must be true or false",
+            "dispatcher-types   | REQUEST,NOPE    | init-param dispatcher-types=\"REQUEST,NOPE\": must be a comma-separated list",
+            "forwarded-header   | X-Real-IP       | init-param forwarded-header=\"X-Real-IP\": must be X-Forwarded-For or Forwarded",
+            "api-key-header     | X API Key       | init-param api-key-header: must be an HTTP header name, was \"X API Key\"",
+            "max-keys-per-limit | 0               | init-param max-keys-per-limit=\"0\": must be >= 1, was 0",
+            "redis-key-prefix   | rl:             | init-param redis-key-prefix=\"rl:\": applies only to a Redis store, but store is memory",
+            "store              | memcached://h:1 | init-param store=\"memcached://h:1\": must be memory or a Redis URL",
+            "config             | classpath:none.json | init-param config=\"classpath:none.json\": classpath resource not found",
+            "config             | /no/such/file.json  | init-param config=\"/no/such/file.json\": cannot read it",
+            "config             | classpath:configs/bad-capacity.json | tiers.pro.scan.capacity: must be > 0, was 0",
+    })
+    void failsInitNamingTheParamAndValue(String name, String value, String expected) {
+        assertThat(initFailure(name, value)).startsWith("RateLimitFilter rateLimit: ").contains(expected);
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(delimiter = '|', value = {
+            "fallback-share   | 2           | init-param fallback-share=\"2\": must be in (0, 1], was 2.0",
+            "fallback-share   | half        | init-param fallback-share=\"half\": must be a number in (0, 1]",
+            "redis-key-prefix | rl {x}      | init-param redis-key-prefix=\"rl {x}\": must be at most 64 printable ASCII characters",
+            "redis-timeout    | soon        | init-param redis-timeout=\"soon\": must be a duration such as 500ms or 2s",
+            "redis-timeout    | 2m          | init-param redis-timeout=\"2m\": must be between 1 ms and 60 s, was PT2M",
+    })
+    void failsInitNamingTheRedisParam(String name, String value, String expected) {
+        assertThat(initFailure("store", "redis://127.0.0.1:1", name, value)).startsWith("RateLimitFilter rateLimit: ").contains(expected);
+    }
+
+    @Test
+    void failsInitOnAnInvalidRedisUrlWithoutEchoingItsPassword() {
+        String failure = initFailure("store", "redis://:hunter2@127.0.0.1:notaport/0");
+
+        assertThat(failure).contains("init-param store=\"redis://***@127.0.0.1:notaport/0\": ").doesNotContain("hunter2");
+    }
+
+    @Test
+    void rejectsAnUnknownInitParamSoThatTyposDoNotPassSilently() {
+        assertThat(initFailure("trusted-proxy", "10.0.0.0/8"))
+                .contains("unknown init-param \"trusted-proxy\"").contains("trusted-proxies");
+    }
+
+    @Test
+    void neverEchoesAPasswordFromAStoreUrl() {
+        assertThat(initFailure("store", "memcached://admin:hunter2@cache:11211"))
+                .contains("memcached://***@cache:11211").doesNotContain("hunter2").doesNotContain("admin");
+        assertThat(initFailure("store", "redis://:hunter2@127.0.0.1:1", "max-keys-per-limit", "5"))
+                .contains("max-keys-per-limit").doesNotContain("hunter2");
+    }
+
+    @Test
+    void stripsControlCharactersFromEchoedValues() {
+        assertThat(initFailure("header-style", "x\r\nSet-Cookie: a=b")).contains("x??Set-Cookie: a=b").doesNotContain("\n");
+    }
+
+    @Test
+    void acceptsEveryParamWithAValidValue() throws ServletException {
+        RateLimitFilter filter = new RateLimitFilter();
+        filter.init(new MapFilterConfig(
+                "config", "classpath:dev/ratelimit/config/default-rate-limits.json",
+                "store", "memory",
+                "max-keys-per-limit", "1000",
+                "failure-mode", "fail-closed",
+                "trusted-proxies", "10.0.0.0/8, 2001:db8::/32,127.0.0.1",
+                "forwarded-header", "forwarded",
+                "api-key-header", "X-Key",
+                "max-api-key-length", "64",
+                "header-style", "IETF",
+                "shadow", "false",
+                "dispatcher-types", "request, error"));
+        filter.destroy();
+    }
+
+    @Test
+    void refusesInitParamsOnAFilterBuiltInCode() {
+        RateLimitFilter built = RateLimitFilter.builder().build();
+
+        assertThatThrownBy(() -> built.init(new MapFilterConfig("shadow", "true")))
+                .isInstanceOf(ServletException.class)
+                .hasMessageContaining("was built in code and takes no init-params, found [shadow]");
+    }
+}

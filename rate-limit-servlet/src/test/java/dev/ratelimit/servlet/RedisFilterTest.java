@@ -1,0 +1,173 @@
+package dev.ratelimit.servlet;
+
+import dev.ratelimit.store.redis.RedisStore;
+import dev.ratelimit.testing.RedisServer;
+import jakarta.servlet.DispatcherType;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.webapp.WebAppContext;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Redis-backed filters on real Jetty servers and a real redis-server started by the harness. The
+ * configuration allows 3 scans an hour (free) so that no refill happens during a test.
+ */
+class RedisFilterTest {
+    private static final String CONFIG = "classpath:configs/webxml-limits.json";
+    private static RedisServer redis;
+    private final List<TestServer> servers = new ArrayList<>();
+    private final List<RedisStore> stores = new ArrayList<>();
+
+    @BeforeAll
+    static void startRedis() {
+        redis = RedisServer.start();
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        redis.close();
+    }
+
+    @AfterEach
+    void stop() {
+        servers.forEach(TestServer::close);
+        stores.forEach(RedisStore::close);
+        if (!redis.isRunning()) {
+            redis.restart();
+        }
+        redis.call("FLUSHALL");
+    }
+
+    /** A filter declared like in web.xml: the no-arg constructor and init-params. */
+    private TestServer serverWithInitParams(String... params) {
+        TestServer server = TestServer.start(context -> {
+            FilterHolder holder = new FilterHolder(RateLimitFilter.class);
+            holder.setName("rateLimit");
+            holder.setAsyncSupported(true);
+            holder.setInitParameter("config", CONFIG);
+            for (int i = 0; i < params.length; i += 2) {
+                holder.setInitParameter(params[i], params[i + 1]);
+            }
+            context.addFilter(holder, "/*", EnumSet.of(DispatcherType.REQUEST));
+        });
+        servers.add(server);
+        return server;
+    }
+
+    private TestServer serverWithBuilder(RedisStore store) {
+        stores.add(store);
+        TestServer server = TestServer.start(RateLimitFilter.builder()
+                .config(dev.ratelimit.config.RateLimitConfig.fromClasspath("configs/webxml-limits.json"))
+                .store(store).build());
+        servers.add(server);
+        return server;
+    }
+
+    private static String remaining(HttpResponse<String> response) {
+        return response.headers().firstValue("X-RateLimit-Remaining").orElse("none");
+    }
+
+    @Test
+    void twoServersSharingOneRedisShareEachClientsQuota() {
+        TestServer first = serverWithInitParams("store", redis.url());
+        TestServer second = serverWithBuilder(RedisStore.builder().url(redis.url()).build());
+
+        assertThat(remaining(first.get("/api/scan"))).isEqualTo("2");
+        assertThat(remaining(second.get("/api/scan"))).isEqualTo("1");
+        assertThat(remaining(first.get("/api/scan"))).isEqualTo("0");
+
+        HttpResponse<String> refusedBySecond = second.get("/api/scan");
+        assertThat(refusedBySecond.statusCode()).isEqualTo(429);
+        assertThat(refusedBySecond.headers().firstValue("Retry-After").map(Long::parseLong))
+                .hasValueSatisfying(s -> assertThat(s).isBetween(3500L, 3600L));
+        assertThat(first.get("/api/scan").statusCode()).isEqualTo(429);
+        // A pro key has its own, larger quota on both.
+        assertThat(remaining(second.get("/api/scan", "X-API-Key", "sk-pro-1"))).isEqualTo("29");
+        assertThat(remaining(first.get("/api/scan", "X-API-Key", "sk-pro-1"))).isEqualTo("28");
+    }
+
+    @Test
+    void aWebXmlDeclarationWithARedisUrlSharesTheQuotaWithACodeRegisteredFilter(@TempDir Path webapp) throws Exception {
+        // The test webapp's web.xml, with store=memory replaced by this Redis' URL.
+        Path webXml = Path.of(RedisFilterTest.class.getResource("/webapp/WEB-INF/web.xml").toURI());
+        Files.createDirectories(webapp.resolve("WEB-INF"));
+        Files.writeString(webapp.resolve("WEB-INF/web.xml"), Files.readString(webXml)
+                .replace("<param-value>memory</param-value>", "<param-value>" + redis.url() + "</param-value>"));
+        WebAppContext context = new WebAppContext();
+        context.setContextPath(TestServer.CONTEXT);
+        context.setBaseResourceAsPath(webapp);
+        context.setParentLoaderPriority(true);
+        TestServer fromWebXml = TestServer.start(context);
+        servers.add(fromWebXml);
+        TestServer inCode = serverWithBuilder(RedisStore.builder().url(redis.url()).build());
+
+        // Both count the client ip:127.0.0.1 against the same Redis keys.
+        assertThat(remaining(inCode.get("/api/scan"))).isEqualTo("2");
+        assertThat(remaining(fromWebXml.get("/api/scan"))).isEqualTo("1");
+        assertThat(remaining(inCode.get("/api/scan"))).isEqualTo("0");
+        assertThat(fromWebXml.get("/api/scan").statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void failClosedAnswers503WithRetryAfterWhileRedisIsDownAndRecovers() {
+        TestServer server = serverWithInitParams("store", redis.url(), "failure-mode", "FAIL_CLOSED", "redis-timeout", "200ms");
+        assertThat(server.get("/api/scan").statusCode()).isEqualTo(200);
+
+        redis.kill();
+        for (int i = 0; i < 8; i++) {
+            HttpResponse<String> response = server.get("/api/scan");
+            assertThat(response.statusCode()).isEqualTo(503);
+            assertThat(response.headers().firstValue("Retry-After").map(Long::parseLong)).hasValueSatisfying(s -> assertThat(s).isPositive());
+            assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+            assertThat(response.headers().firstValue("X-RateLimit-Remaining")).isEmpty();
+            assertThat(response.body()).contains("\"error\":\"rate_limit_unavailable\"");
+        }
+
+        redis.restart();
+        await().atMost(Duration.ofSeconds(10)).until(() -> server.get("/api/scan").statusCode() == 200);
+    }
+
+    @Test
+    void failOpenPassesRequestsWithoutNumbersWhileRedisIsDown() {
+        TestServer server = serverWithInitParams("store", redis.url(), "failure-mode", "fail-open", "redis-timeout", "200ms");
+
+        redis.kill();
+        for (int i = 0; i < 5; i++) {
+            HttpResponse<String> response = server.get("/api/scan");
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.headers().firstValue("X-RateLimit-Remaining")).isEmpty();
+            assertThat(response.headers().firstValue("X-RateLimit-Tier")).hasValue("free");
+        }
+    }
+
+    @Test
+    void localFallbackKeepsLimitingInThisJvmWhileRedisIsDown() {
+        TestServer server = serverWithInitParams("store", redis.url(), "redis-timeout", "200ms", "redis-key-prefix", "app1:");
+
+        redis.kill();
+        assertThat(server.statuses(3, 1, "GET", "/api/scan")).containsOnly(200);
+        assertThat(server.get("/api/scan").statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void neverTurnsAnUnreachableRedisIntoA500() {
+        redis.kill();
+        TestServer server = serverWithInitParams("store", redis.url(), "failure-mode", "FAIL_CLOSED", "redis-timeout", "100ms");
+
+        assertThat(server.statuses(20, 4, "GET", "/api/scan")).containsOnly(503);
+    }
+}

@@ -1,0 +1,214 @@
+package dev.ratelimit.servlet;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ratelimit.Decision;
+import dev.ratelimit.DecisionEvent;
+import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.FailureMode;
+import dev.ratelimit.ManualClock;
+import dev.ratelimit.Source;
+import dev.ratelimit.Verdict;
+import dev.ratelimit.servlet.client.ClientIdResolver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.http.HttpResponse;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import static dev.ratelimit.servlet.HeadersTest.rateLimitHeaders;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The filter's own answers: 429, 400 and 503 problem+json bodies, and what each failure mode does. */
+class RefusalsTest {
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00.250Z"));
+    private final ObjectMapper json = new ObjectMapper();
+    private TestServer server;
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    private void start(RateLimitFilterBuilder builder) {
+        server = TestServer.start(builder.clock(clock).build());
+    }
+
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> body(HttpResponse<String> response) throws Exception {
+        assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        return json.readValue(response.body(), LinkedHashMap.class);
+    }
+
+    @Test
+    void explainsA429InProblemJsonWithoutEchoingTheKey() throws Exception {
+        start(RateLimitFilter.builder());
+        server.statuses(5, 1, "POST", "/api/login", "X-API-Key", "sk-free-secret-42");
+
+        HttpResponse<String> response = server.send("POST", "/api/login", "X-API-Key", "sk-free-secret-42");
+
+        assertThat(response.statusCode()).isEqualTo(429);
+        assertThat(response.headers().firstValue("Retry-After")).hasValue("60");   // the window ends at 00:01:00
+        assertThat(body(response)).containsExactlyEntriesOf(orderedMap(
+                "type", "urn:dev-ratelimit:rate-limited",
+                "title", "Too Many Requests",
+                "status", 429,
+                "detail", "Too many requests to login for tier free: 5 allowed; retry after 60 s.",
+                "error", "rate_limited",
+                "retry_after", 60,
+                "tier", "free",
+                "endpoint", "login",
+                "policy", "login",
+                "limit", 5));
+        assertThat(response.body()).doesNotContain("secret");
+    }
+
+    @Test
+    void explainsA400ForAMalformedKey() throws Exception {
+        start(RateLimitFilter.builder());
+
+        HttpResponse<String> response = server.get("/api/scan", "X-API-Key", "k".repeat(257));
+
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(rateLimitHeaders(response)).isEmpty();
+        assertThat(body(response)).containsExactlyEntriesOf(orderedMap(
+                "type", "urn:dev-ratelimit:invalid-client",
+                "title", "Bad Request",
+                "status", 400,
+                "detail", "The X-API-Key header is longer than 256 characters.",
+                "error", "invalid_api_key"));
+    }
+
+    @Test
+    void refusesACostNoLimitAllowsWithADistinctProblemAndNoRetryAfter() throws Exception {
+        FixedStore store = new FixedStore(limit -> new Decision(Verdict.COST_EXCEEDS_LIMIT, Source.STORE,
+                limit.policies().get(0), limit.policies().get(0).limit(), 10, 0, Decision.NEVER));
+        start(RateLimitFilter.builder().store(store));
+
+        HttpResponse<String> response = server.get("/api/scan");
+
+        assertThat(response.statusCode()).isEqualTo(429);
+        assertThat(response.headers().firstValue("Retry-After")).isEmpty();
+        assertThat(response.headers().firstValue("RateLimit")).hasValue("\"scan\";r=10;t=0");
+        assertThat(body(response)).containsEntry("type", "urn:dev-ratelimit:cost-exceeds-limit")
+                .containsEntry("error", "cost_exceeds_limit").containsEntry("limit", 10).doesNotContainKey("retry_after");
+    }
+
+    @Test
+    void answers503WithRetryAfterWhenTheStoreFailsClosed() throws Exception {
+        FixedStore store = new FixedStore(limit -> new Decision(Verdict.STORE_UNAVAILABLE, Source.FAIL_CLOSED,
+                limit.policies().get(0), limit.policies().get(0).limit(), 0, 0, 2_500_000));
+        start(RateLimitFilter.builder().store(store));
+
+        HttpResponse<String> response = server.get("/api/scan", "X-API-Key", "sk-pro-x");
+
+        assertThat(response.statusCode()).isEqualTo(503);
+        // Only what is known without the store: no remaining, no reset.
+        assertThat(rateLimitHeaders(response)).containsExactlyInAnyOrderEntriesOf(Map.of(
+                "X-RateLimit-Tier", "pro",
+                "RateLimit-Policy", "\"scan\";q=100;w=10",
+                "Retry-After", "3"));
+        assertThat(body(response)).containsExactlyEntriesOf(orderedMap(
+                "type", "urn:dev-ratelimit:unavailable",
+                "title", "Service Unavailable",
+                "status", 503,
+                "detail", "Rate limiting is temporarily unavailable; retry after 3 s.",
+                "error", "rate_limit_unavailable",
+                "retry_after", 3,
+                "tier", "pro",
+                "endpoint", "scan"));
+    }
+
+    @Test
+    void passesAFailOpenDecisionOnWithoutNumbersItDoesNotKnow() {
+        FixedStore store = new FixedStore(limit -> new Decision(Verdict.ALLOWED, Source.FAIL_OPEN,
+                limit.policies().get(0), limit.policies().get(0).limit(), limit.policies().get(0).limit(), 0, 0));
+        start(RateLimitFilter.builder().store(store));
+
+        HttpResponse<String> response = server.get("/api/scan");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(rateLimitHeaders(response)).containsExactlyInAnyOrderEntriesOf(Map.of(
+                "X-RateLimit-Tier", "free",
+                "RateLimit-Policy", "\"scan\";q=10;w=10"));
+    }
+
+    @Test
+    void passesTheRequestOnWhenTheStoreThrowsAndTheFilterFailsOpen() {
+        FixedStore store = new FixedStore(limit -> {
+            throw new IllegalStateException("connection lost while deciding apikey:sk-pro-secret");
+        });
+        start(RateLimitFilter.builder().store(store));
+
+        HttpResponse<String> response = server.get("/api/scan", "X-API-Key", "sk-pro-secret");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).isEqualTo("ok GET REQUEST /api/scan");
+        assertThat(rateLimitHeaders(response)).isEmpty();
+    }
+
+    @Test
+    void answers503WhenTheStoreThrowsAndTheFilterFailsClosed() throws Exception {
+        FixedStore store = new FixedStore(limit -> {
+            throw new IllegalStateException("connection lost");
+        });
+        start(RateLimitFilter.builder().store(store).failureMode(FailureMode.FAIL_CLOSED));
+
+        HttpResponse<String> response = server.get("/api/scan");
+
+        assertThat(response.statusCode()).isEqualTo(503);
+        assertThat(response.headers().firstValue("Retry-After")).hasValue("1");
+        assertThat(body(response)).containsEntry("error", "rate_limit_unavailable").containsEntry("retry_after", 1);
+    }
+
+    @Test
+    void followsTheFailureModeWhenACustomResolverThrows() {
+        ClientIdResolver broken = request -> {
+            throw new NullPointerException("no principal");
+        };
+        start(RateLimitFilter.builder().clientIdResolver(broken));
+        assertThat(server.get("/api/scan").statusCode()).isEqualTo(200);
+        server.close();
+
+        start(RateLimitFilter.builder().clientIdResolver(broken).failureMode(FailureMode.FAIL_CLOSED));
+        assertThat(server.get("/api/scan").statusCode()).isEqualTo(503);
+        assertThat(server.get("/not/limited").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void ignoresAListenerThatThrows() {
+        RateLimitListener throwing = new RateLimitListener() {
+            @Override
+            public void onDecision(DecisionEvent event) {
+                throw new IllegalStateException("metrics backend down");
+            }
+        };
+        start(RateLimitFilter.builder().listener(throwing));
+
+        HttpResponse<String> response = server.get("/api/scan");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.headers().firstValue("X-RateLimit-Remaining")).hasValue("9");
+    }
+
+    @Test
+    void bindsEveryTierAndEndpointOnceAtBuildNeverPerRequest() {
+        FixedStore store = new FixedStore(limit -> new Decision(Verdict.ALLOWED, Source.STORE,
+                limit.policies().get(0), 1, 1, 0, 0));
+        start(RateLimitFilter.builder().store(store));
+        assertThat(store.binds).isEqualTo(9);   // 3 tiers x 3 endpoints; unmatched is unlimited
+
+        server.statuses(20, 4, "GET", "/api/scan");
+
+        assertThat(store.binds).isEqualTo(9);
+    }
+
+    private static Map<String, Object> orderedMap(Object... keysAndValues) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            out.put((String) keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return out;
+    }
+}

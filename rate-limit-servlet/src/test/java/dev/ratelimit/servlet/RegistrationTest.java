@@ -1,0 +1,93 @@
+package dev.ratelimit.servlet;
+
+import dev.ratelimit.ManualClock;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.ServletContextEvent;
+import jakarta.servlet.ServletContextListener;
+import org.eclipse.jetty.ee10.webapp.WebAppContext;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.URISyntaxException;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.EnumSet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The two ways users register the filter, each deployed on a real Jetty. */
+class RegistrationTest {
+    private TestServer server;
+
+    @AfterEach
+    void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private static WebAppContext webapp(String directory) throws URISyntaxException {
+        WebAppContext webapp = new WebAppContext();
+        webapp.setContextPath(TestServer.CONTEXT);
+        webapp.setBaseResourceAsPath(Path.of(RegistrationTest.class.getResource("/" + directory).toURI()));
+        webapp.setParentLoaderPriority(true);
+        return webapp;
+    }
+
+    @Test
+    void webXmlDeclarationReadsItsInitParams() throws Exception {
+        server = TestServer.start(webapp("webapp"));
+
+        // trusted-proxies 127.0.0.0/8: the forwarded address is the client; config: 3 per hour for free.
+        String[] client = {"X-Forwarded-For", "203.0.113.9"};
+        for (int remaining = 2; remaining >= 0; remaining--) {
+            HttpResponse<String> ok = server.get("/api/scan", client);
+            assertThat(ok.statusCode()).isEqualTo(200);
+            assertThat(ok.headers().firstValue("X-RateLimit-Remaining")).hasValue(String.valueOf(remaining));
+            // header-style x: no IETF fields
+            assertThat(ok.headers().firstValue("RateLimit-Policy")).isEmpty();
+        }
+        HttpResponse<String> refused = server.get("/api/scan", client);
+        assertThat(refused.statusCode()).isEqualTo(429);
+        assertThat(refused.headers().firstValue("Retry-After").map(Long::parseLong)).hasValueSatisfying(
+                seconds -> assertThat(seconds).isBetween(3500L, 3600L));   // one token an hour, on the system clock
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "203.0.113.10").statusCode()).isEqualTo(200);
+
+        // api-key-header X-Key, max-api-key-length 32
+        assertThat(server.get("/api/scan", "X-Key", "sk-pro-1").headers().firstValue("X-RateLimit-Tier")).hasValue("pro");
+        assertThat(server.get("/api/scan", "X-Key", "sk-pro-" + "9".repeat(30)).statusCode()).isEqualTo(400);
+        // the configuration's allowlist
+        assertThat(server.get("/health").headers().firstValue("X-RateLimit-Tier")).isEmpty();
+    }
+
+    @Test
+    void webXmlDeclarationWithAnInvalidInitParamKeepsTheApplicationFromServing() throws Exception {
+        WebAppContext webapp = webapp("webapp-invalid");
+        server = TestServer.start(webapp);
+
+        assertThat(webapp.isAvailable()).isFalse();
+        assertThat(webapp.getUnavailableException()).hasStackTraceContaining(
+                "init-param header-style=\"sideways\": must be x, ietf or both");
+        assertThat(server.get("/api/scan").statusCode()).isEqualTo(503);
+    }
+
+    @Test
+    void codeRegistrationThroughServletContextAddFilter() {
+        ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00.250Z"));
+        server = TestServer.start(context -> context.addEventListener(new ServletContextListener() {
+            @Override
+            public void contextInitialized(ServletContextEvent event) {
+                RateLimitFilter filter = RateLimitFilter.builder().clock(clock).trustedProxies("127.0.0.0/8").build();
+                event.getServletContext().addFilter("rateLimit", filter)
+                        .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), false, "/*");
+            }
+        }));
+
+        assertThat(server.statuses(5, 1, "POST", "/api/login", "X-Forwarded-For", "198.51.100.3")).containsOnly(200);
+        HttpResponse<String> sixth = server.send("POST", "/api/login", "X-Forwarded-For", "198.51.100.3");
+        assertThat(sixth.statusCode()).isEqualTo(429);
+        assertThat(sixth.headers().firstValue("RateLimit")).hasValue("\"login\";r=0;t=60");
+        assertThat(sixth.headers().firstValue("Retry-After")).hasValue("60");
+    }
+}

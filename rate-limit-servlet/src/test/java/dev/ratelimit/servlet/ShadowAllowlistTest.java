@@ -1,0 +1,135 @@
+package dev.ratelimit.servlet;
+
+import dev.ratelimit.DecisionEvent;
+import dev.ratelimit.ManualClock;
+import dev.ratelimit.Policy;
+import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.Verdict;
+import dev.ratelimit.config.Allowlist;
+import dev.ratelimit.config.EndpointRule;
+import dev.ratelimit.config.RateLimitConfig;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ShadowAllowlistTest {
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00.250Z"));
+    private final List<DecisionEvent> events = new CopyOnWriteArrayList<>();
+    private final RateLimitListener recorder = new RateLimitListener() {
+        @Override
+        public void onDecision(DecisionEvent event) {
+            events.add(event);
+        }
+    };
+    private TestServer server;
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    private void start(RateLimitFilterBuilder builder) {
+        server = TestServer.start(builder.clock(clock).listener(recorder).build());
+    }
+
+    private static RateLimitConfig.Builder twoEndpoints(boolean scanShadow) {
+        return RateLimitConfig.builder()
+                .endpoint(new EndpointRule("GET", "/api/scan", "scan", 1, scanShadow))
+                .endpoint(EndpointRule.of("POST", "/api/login", "login"))
+                .limit("free", "scan", Policy.tokenBucket(2, 1, Duration.ofSeconds(1)))
+                .limit("free", "login", Policy.fixedWindow(2, Duration.ofMinutes(1)));
+    }
+
+    @Test
+    void globalShadowModeDecidesAndReportsButNeverRefuses() {
+        start(RateLimitFilter.builder().shadow(true));
+
+        assertThat(server.statuses(10, 1, "GET", "/api/scan")).containsOnly(200);
+        HttpResponse<String> eleventh = server.get("/api/scan");
+
+        assertThat(eleventh.statusCode()).isEqualTo(200);
+        assertThat(eleventh.body()).isEqualTo("ok GET REQUEST /api/scan");
+        assertThat(eleventh.headers().firstValue("X-RateLimit-Remaining")).hasValue("0");
+        // Not a 429, so t is the time until the bucket is full again, as on any 200.
+        assertThat(eleventh.headers().firstValue("RateLimit")).hasValue("\"scan\";r=0;t=10");
+        assertThat(eleventh.headers().firstValue("Retry-After")).isEmpty();
+        assertThat(events).hasSize(11).allMatch(DecisionEvent::shadow);
+        assertThat(events.get(10).decision().verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(events.get(10).tier()).isEqualTo("free");
+        assertThat(events.get(10).endpoint()).isEqualTo("scan");
+    }
+
+    @Test
+    void shadowModeFromTheConfigurationWorksTheSame() {
+        start(RateLimitFilter.builder().config(twoEndpoints(false).shadow(true).build()));
+
+        assertThat(server.statuses(5, 1, "POST", "/api/login")).containsOnly(200);
+        assertThat(events).hasSize(5).allMatch(DecisionEvent::shadow);
+        assertThat(events.stream().map(e -> e.decision().verdict()))
+                .containsExactly(Verdict.ALLOWED, Verdict.ALLOWED, Verdict.REJECTED, Verdict.REJECTED, Verdict.REJECTED);
+    }
+
+    @Test
+    void shadowOnOneEndpointLeavesTheOthersEnforced() {
+        start(RateLimitFilter.builder().config(twoEndpoints(true).build()));
+
+        assertThat(server.statuses(4, 1, "GET", "/api/scan")).containsOnly(200);
+        assertThat(server.statuses(3, 1, "POST", "/api/login")).containsExactly(200, 200, 429);
+        assertThat(events.stream().filter(e -> e.endpoint().equals("scan"))).hasSize(4).allMatch(DecisionEvent::shadow);
+        assertThat(events.stream().filter(e -> e.endpoint().equals("login"))).hasSize(3).noneMatch(DecisionEvent::shadow);
+    }
+
+    @Test
+    void allowlistedPathsAreNeverLimitedNorCounted() {
+        RateLimitConfig config = RateLimitConfig.builder()
+                .limit("free", "scan", Policy.tokenBucket(2, 1, Duration.ofSeconds(1)))
+                .unmatched(Policy.fixedWindow(2, Duration.ofHours(1)))
+                .allowlist(new Allowlist(List.of("/health", "/static/**"), List.of()))
+                .build();
+        start(RateLimitFilter.builder().config(config));
+
+        assertThat(server.statuses(5, 1, "GET", "/health")).containsOnly(200);
+        assertThat(server.statuses(5, 1, "GET", "/static/css/site.css")).containsOnly(200);
+        assertThat(server.get("/health").headers().firstValue("X-RateLimit-Limit")).isEmpty();
+        assertThat(events).isEmpty();
+        // Everything else falls under the unmatched limit of 2 an hour.
+        assertThat(server.statuses(3, 1, "GET", "/elsewhere")).containsExactly(200, 200, 429);
+        assertThat(events).extracting(DecisionEvent::endpoint).containsOnly("default");
+    }
+
+    @Test
+    void allowlistedClientsByAddressBlockOrKeyAreNeverLimited() {
+        RateLimitConfig config = twoEndpoints(false)
+                .allowlist(new Allowlist(List.of(), List.of("10.0.0.0/8", "ip:2001:db8::1", "apikey:sk-internal")))
+                .build();
+        start(RateLimitFilter.builder().config(config).trustedProxies("127.0.0.0/8"));
+
+        assertThat(server.statuses(5, 1, "GET", "/api/scan", "X-Forwarded-For", "10.9.8.7")).containsOnly(200);
+        assertThat(server.statuses(5, 1, "GET", "/api/scan", "X-Forwarded-For", "2001:DB8:0::1")).containsOnly(200);
+        assertThat(server.statuses(5, 1, "GET", "/api/scan", "X-API-Key", "sk-internal")).containsOnly(200);
+        assertThat(events).isEmpty();
+        assertThat(server.statuses(3, 1, "GET", "/api/scan", "X-Forwarded-For", "11.0.0.1")).containsExactly(200, 200, 429);
+        assertThat(server.statuses(3, 1, "GET", "/api/scan", "X-API-Key", "sk-internal-not")).containsExactly(200, 200, 429);
+    }
+
+    @Test
+    void noSpellingOfAPathDodgesItsRule() {
+        start(RateLimitFilter.builder().config(twoEndpoints(false).build()));
+
+        List<String> spellings = List.of("/api/scan/", "/api/./scan", "/api/x/../scan", "/api/%73can", "/api/scan;jsessionid=1");
+        for (String spelling : spellings) {
+            HttpResponse<String> response = server.get(spelling);
+            assertThat(response.statusCode()).as(spelling).isIn(200, 429);
+            assertThat(response.headers().firstValue("RateLimit-Policy")).as(spelling).hasValue("\"scan\";q=2;w=2");
+        }
+        assertThat(server.send("HEAD", "/api/scan").headers().firstValue("X-RateLimit-Remaining")).hasValue("0");
+        assertThat(events).hasSize(spellings.size() + 1).extracting(DecisionEvent::endpoint).containsOnly("scan");
+    }
+}

@@ -1,0 +1,57 @@
+package dev.ratelimit.servlet.client;
+
+import dev.ratelimit.InvalidConfigurationException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class CidrTest {
+
+    @ParameterizedTest(name = "{0} contains {1}: {2}")
+    @CsvSource({
+            "10.0.0.0/8,       10.0.0.0,        true",
+            "10.0.0.0/8,       10.255.255.255,  true",
+            "10.0.0.0/8,       11.0.0.0,        false",
+            "10.0.0.0/8,       9.255.255.255,   false",
+            "192.168.1.64/26,  192.168.1.127,   true",
+            "192.168.1.64/26,  192.168.1.128,   false",
+            "192.168.1.64/26,  192.168.1.63,    false",
+            "127.0.0.1,        127.0.0.1,       true",
+            "127.0.0.1,        127.0.0.2,       false",
+            "0.0.0.0/0,        203.0.113.7,     true",
+            "0.0.0.0/0,        2001:db8::1,     false",
+            "2001:db8::/32,    2001:db8:ffff::1, true",
+            "2001:db8::/32,    2001:db9::1,     false",
+            "::/0,             ::1,             true",
+            "10.1.2.3/8,       10.9.9.9,        true",
+            "::ffff:10.0.0.0/104, 10.20.30.40,  true",
+            "::ffff:10.0.0.0/104, 11.0.0.1,     false",
+            "10.0.0.0/8,       ::ffff:10.0.0.1, true",
+    })
+    void containsExactlyTheAddressesOfItsPrefix(String cidr, String address, boolean inside) {
+        assertThat(Cidr.parse(cidr).contains(IpAddresses.parse(address))).isEqualTo(inside);
+    }
+
+    @Test
+    void printsTheNetworkWithoutHostBits() {
+        assertThat(Cidr.parse("10.1.2.3/8")).hasToString("10.0.0.0/8").isEqualTo(Cidr.parse("10.0.0.0/8"));
+        assertThat(Cidr.parse("2001:DB8::1/32")).hasToString("2001:db8::/32");
+        assertThat(Cidr.parse("::ffff:10.0.0.0/104")).hasToString("10.0.0.0/8");
+    }
+
+    @Test
+    void refusesWhatIsNotABlockNamingTheText() {
+        assertThatThrownBy(() -> Cidr.parse("10.0.0.0/33")).isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("cidr: prefix length must be 0-32, was \"10.0.0.0/33\"");
+        assertThatThrownBy(() -> Cidr.parse("2001:db8::/129")).hasMessageContaining("prefix length must be 0-128");
+        assertThatThrownBy(() -> Cidr.parse("10.0.0.0/-1")).hasMessageContaining("prefix length");
+        assertThatThrownBy(() -> Cidr.parse("10.0.0.0/")).hasMessageContaining("prefix length");
+        assertThatThrownBy(() -> Cidr.parse("::ffff:10.0.0.0/8")).hasMessageContaining("prefix length must be 96-128");
+        assertThatThrownBy(() -> Cidr.parse("localhost/8"))
+                .hasMessage("cidr: must be an IP address or CIDR block such as 10.0.0.0/8 or 2001:db8::/32, was \"localhost/8\"");
+        assertThatThrownBy(() -> Cidr.parse(null)).hasMessageContaining("was \"null\"");
+    }
+}

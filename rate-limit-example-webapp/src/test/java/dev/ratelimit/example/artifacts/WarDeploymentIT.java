@@ -6,6 +6,8 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import dev.ratelimit.testing.RedisServer;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -32,21 +34,35 @@ class WarDeploymentIT {
 
     @BeforeEach
     void deploy() throws Exception {
-        assertThat(WAR).as("run the package phase first (mvn verify does)").isRegularFile();
-        server = new Server();
-        ServerConnector connector = new ServerConnector(server);
-        connector.setHost("127.0.0.1");
-        connector.setPort(0);
-        server.addConnector(connector);
-        // The WAR brings slf4j-api without a backend (the container's choice): its log here is SLF4J's NOP.
-        server.setHandler(new WebAppContext(WAR.toAbsolutePath().toString(), "/example"));
-        server.start();
-        base = "http://127.0.0.1:" + connector.getLocalPort() + "/example";
+        server = deployWar(null);
+        base = baseOf(server);
     }
 
     @AfterEach
     void undeploy() throws Exception {
         server.stop();
+    }
+
+    /** A Jetty server with the WAR at {@code /example}; {@code overrideWebXml} (or null) overrides its web.xml. */
+    static Server deployWar(Path overrideWebXml) throws Exception {
+        assertThat(WAR).as("run the package phase first (mvn verify does)").isRegularFile();
+        Server server = new Server();
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        connector.setPort(0);
+        server.addConnector(connector);
+        // The WAR brings slf4j-api without a backend (the container's choice): its log here is SLF4J's NOP.
+        WebAppContext webapp = new WebAppContext(WAR.toAbsolutePath().toString(), "/example");
+        if (overrideWebXml != null) {
+            webapp.addOverrideDescriptor(overrideWebXml.toString());
+        }
+        server.setHandler(webapp);
+        server.start();
+        return server;
+    }
+
+    static String baseOf(Server server) {
+        return "http://127.0.0.1:" + ((ServerConnector) server.getConnectors()[0]).getLocalPort() + "/example";
     }
 
     @Test
@@ -92,6 +108,53 @@ class WarDeploymentIT {
         assertThat(health.headers().firstValue("X-RateLimit-Limit")).isEmpty();
         assertThat(pro.headers().firstValue("X-RateLimit-Limit")).hasValue("1000");
         assertThat(pro.headers().firstValue("RateLimit-Policy")).hasValue("\"reports\";q=1000;w=3600");
+    }
+
+    @Test
+    void twoDeploymentsWhoseWebXmlPointsAtOneRedisShareEachClientsQuota(@TempDir Path dir) throws Exception {
+        try (RedisServer redis = RedisServer.start()) {
+            // Three scans an hour, so that nothing refills during the test.
+            Path tiers = dir.resolve("tiers.json");
+            Files.writeString(tiers, """
+                    {
+                      "defaultTier": "free",
+                      "tierPrefixes": { "sk-free-": "free" },
+                      "endpoints": [ { "method": "GET", "path": "/api/scan", "name": "scan" } ],
+                      "tiers": { "free": { "scan": { "algorithm": "token_bucket", "capacity": 3, "refillTokens": 1, "refillPeriod": "1h" } } }
+                    }
+                    """);
+            Path override = dir.resolve("override-web.xml");
+            Files.writeString(override, """
+                    <?xml version="1.0" encoding="UTF-8"?>
+                    <web-app xmlns="https://jakarta.ee/xml/ns/jakartaee" version="6.0">
+                      <filter>
+                        <filter-name>rateLimit</filter-name>
+                        <filter-class>dev.ratelimit.servlet.RateLimitFilter</filter-class>
+                        <init-param><param-name>config</param-name><param-value>%s</param-value></init-param>
+                        <init-param><param-name>store</param-name><param-value>%s</param-value></init-param>
+                        <init-param><param-name>failure-mode</param-name><param-value>FAIL_CLOSED</param-value></init-param>
+                        <init-param><param-name>redis-timeout</param-name><param-value>2s</param-value></init-param>
+                      </filter>
+                    </web-app>
+                    """.formatted(tiers, redis.url()));
+            Server a = deployWar(override);
+            Server b = deployWar(override);
+            try {
+                List<String> answers = new ArrayList<>();
+                for (Server deployment : List.of(a, b, a, b)) {
+                    HttpRequest scan = HttpRequest.newBuilder(URI.create(baseOf(deployment) + "/api/scan"))
+                            .header("X-API-Key", "sk-free-war-redis").build();
+                    HttpResponse<String> r = client.send(scan, HttpResponse.BodyHandlers.ofString());
+                    answers.add(r.statusCode() + " r=" + r.headers().firstValue("X-RateLimit-Remaining").orElse("-"));
+                }
+
+                // Alone, each deployment would have let its two requests through.
+                assertThat(answers).containsExactly("200 r=2", "200 r=1", "200 r=0", "429 r=0");
+            } finally {
+                a.stop();
+                b.stop();
+            }
+        }
     }
 
     private HttpResponse<String> get(String path, String key) throws Exception {

@@ -1,0 +1,147 @@
+package dev.ratelimit.example.client;
+
+import dev.ratelimit.Clock;
+import dev.ratelimit.example.cli.Flags;
+import dev.ratelimit.example.cli.UsageException;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * Shows {@link ResilientClient} at work: sends a request {@code --requests} times and prints every
+ * try as it happens (how long it waited and why, the status, the quota left), then a summary.
+ * <pre>
+ * java -cp rate-limit-example-webapp/target/rate-limit-example.jar dev.ratelimit.example.client.ClientCli \
+ *      --url=http://localhost:8080 --api-key=sk-free-demo --path=/api/scan --requests=15
+ * </pre>
+ * Exit code 0 when every request ended in a 2xx, 1 otherwise, 2 for a bad command line.
+ */
+public final class ClientCli {
+    private static final Set<String> FLAGS = new LinkedHashSet<>(List.of("url", "api-key", "method", "path", "body",
+            "requests", "max-retries", "max-wait", "base-delay", "max-delay", "pacing", "pace-below"));
+
+    private ClientCli() {
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        System.exit(run(args, Clock.system(), Sleeper.system(), System.out, System.err));
+    }
+
+    /** Runs the CLI on {@code clock} and {@code sleeper} (tests pass a manual clock and a sleeper advancing it). */
+    static int run(String[] args, Clock clock, Sleeper sleeper, PrintStream out, PrintStream err) throws InterruptedException {
+        Flags flags;
+        ResilientClient client;
+        String method;
+        String path;
+        String body;
+        int requests;
+        URI url;
+        Printer printer = new Printer(out);
+        try {
+            flags = Flags.parse(args, FLAGS);
+            if (flags.help()) {
+                out.println(usage());
+                return 0;
+            }
+            url = URI.create(flags.text("url", "http://localhost:8080"));
+            if (url.getScheme() == null || !url.getScheme().matches("https?") || url.getHost() == null) {
+                throw flags.invalid("url", "must be an http:// or https:// URL with a host");
+            }
+            path = flags.text("path", "/api/scan");
+            if (!path.startsWith("/")) {
+                throw flags.invalid("path", "must start with /");
+            }
+            method = flags.text("method", path.endsWith("/login") ? "POST" : "GET").toUpperCase(Locale.ROOT);
+            if (!method.matches("[A-Z]{1,16}")) {
+                throw flags.invalid("method", "must be an HTTP method such as GET or POST");
+            }
+            body = method.equals("POST") || method.equals("PUT") ? flags.text("body", "{\"user\":\"demo\"}") : null;
+            requests = flags.number("requests", 15, 1, 1_000_000);
+            client = ResilientClient.builder(url)
+                    .clock(clock)
+                    .sleeper(sleeper)
+                    .apiKey(flags.text("api-key", null))
+                    .maxRetries(flags.number("max-retries", 4, 0, 100))
+                    .maxTotalWait(flags.duration("max-wait", Duration.ofSeconds(30), Duration.ZERO))
+                    .baseDelay(flags.duration("base-delay", Duration.ofMillis(250), Duration.ZERO))
+                    .maxDelay(flags.duration("max-delay", Duration.ofSeconds(8), Duration.ZERO))
+                    .pacing(flags.bool("pacing", true))
+                    .paceBelow(flags.decimal("pace-below", 0.1, 0, 1))
+                    .onAttempt(printer)
+                    .build();
+        } catch (UsageException | IllegalArgumentException e) {
+            err.println("ResilientClient CLI: " + e.getMessage() + " (--help lists every flag)");
+            return 2;
+        }
+        out.printf("%s %s%s, %d requests%n", method, url.resolve(path), flags.text("api-key", null) == null ? ""
+                : " with X-API-Key " + flags.text("api-key", null), requests);
+        out.println("request  try   waited  why it waited                 status  left");
+        int ok = 0;
+        int gaveUp = 0;
+        int failed = 0;
+        Duration waited = Duration.ZERO;
+        for (int i = 1; i <= requests; i++) {
+            printer.request = i;
+            try {
+                Exchange exchange = client.send(method, path, body);
+                waited = waited.plus(exchange.totalWait());
+                if (exchange.status() / 100 == 2) {
+                    ok++;
+                } else if (exchange.gaveUp().isPresent()) {
+                    gaveUp++;
+                    out.println("         gave up: " + exchange.gaveUp().get());
+                } else {
+                    failed++;
+                }
+            } catch (IOException e) {
+                failed++;
+                out.println("         failed: " + e);
+            }
+        }
+        out.printf("%d requests: %d answered 2xx, %d gave up on 429/503, %d other; waited %s in all%n",
+                requests, ok, gaveUp, failed, ResilientClient.seconds(waited.toNanos() / 1_000));
+        return ok == requests ? 0 : 1;
+    }
+
+    /** Prints each try as one table row. */
+    private static final class Printer implements Consumer<Attempt> {
+        private final PrintStream out;
+        private int request;
+
+        Printer(PrintStream out) {
+            this.out = out;
+        }
+
+        @Override
+        public void accept(Attempt a) {
+            out.printf("%7d  %3d  %7s  %-28s  %6s  %4s%n", request, a.number(),
+                    ResilientClient.seconds(a.waitedBefore().toNanos() / 1_000), a.waitReason().isEmpty() ? "-" : a.waitReason(),
+                    a.status() < 0 ? "error" : String.valueOf(a.status()),
+                    a.remaining().isPresent() ? String.valueOf(a.remaining().getAsLong()) : "-");
+        }
+    }
+
+    static String usage() {
+        return """
+                Usage: java -cp rate-limit-example.jar dev.ratelimit.example.client.ClientCli [--flag=value ...]
+                  --url=http://localhost:8080   the API's base URL
+                  --api-key=KEY                 sent as X-API-Key (sk-free-*, sk-pro-*, sk-ent-*); default none (by IP)
+                  --path=/api/scan              the path to request
+                  --method=GET                  default GET, POST for a path ending in /login
+                  --body={"user":"demo"}        the JSON body of a POST or PUT
+                  --requests=15                 how many requests to send, one after the other
+                  --max-retries=4               retries of a 429/503 or a connection failure per request
+                  --max-wait=30s                the most one request may wait in all
+                  --base-delay=250ms            back-off before the first retry at most (full jitter, doubling)
+                  --max-delay=8s                the largest back-off
+                  --pacing=true                 slow down when little quota is left
+                  --pace-below=0.1              'little': at most this share of the limit left""";
+    }
+}

@@ -1,0 +1,107 @@
+package dev.ratelimit.example.server;
+
+import dev.ratelimit.Clock;
+import dev.ratelimit.FailureMode;
+import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.config.RateLimitConfig;
+import dev.ratelimit.example.api.ApiServlet;
+import dev.ratelimit.example.api.HealthServlet;
+import dev.ratelimit.servlet.RateLimitFilter;
+import dev.ratelimit.store.memory.MemoryStore;
+import dev.ratelimit.store.redis.RedisStore;
+import jakarta.servlet.DispatcherType;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+
+import java.util.EnumSet;
+
+/**
+ * The executable example, put together in one place: the configuration, the store, the listener,
+ * the filter built in code, and the servlets. Whatever else the app serves (metrics, a dashboard)
+ * is added here, next to the parts it reports on.
+ *
+ * <p>It owns the store and closes it in {@link #close()}, after the server has stopped.
+ */
+final class ExampleApp implements AutoCloseable {
+    private final ExampleOptions options;
+    private final RateLimitStore store;
+    private final String storeDescription;
+    private final RateLimitFilter filter;
+
+    private ExampleApp(ExampleOptions options, RateLimitStore store, String storeDescription, RateLimitFilter filter) {
+        this.options = options;
+        this.store = store;
+        this.storeDescription = storeDescription;
+        this.filter = filter;
+    }
+
+    /**
+     * Builds the store ({@code options.redisUrl()}, decisions on Redis' clock; else in memory on
+     * {@code clock}) and the filter. The Redis store connects lazily: an unreachable Redis does not
+     * stop start-up, its failure mode decides until it answers.
+     */
+    static ExampleApp create(ExampleOptions options, Clock clock) {
+        RateLimitListener listener = RateLimitListener.NONE;
+        RateLimitStore store;
+        String description;
+        if (options.redisUrl().isPresent()) {
+            RedisStore.Builder redis = RedisStore.builder().url(options.redisUrl().get()).clock(clock).listener(listener);
+            options.failureMode().ifPresent(redis::failureMode);
+            options.fallbackShare().ifPresent(redis::fallbackShare);
+            options.redisTimeout().ifPresent(t -> redis.connectTimeout(t).readTimeout(t));
+            store = redis.build();
+            FailureMode mode = options.failureMode().orElse(FailureMode.LOCAL_FALLBACK);
+            description = "Redis " + ExampleOptions.masked(options.redisUrl().get()) + ", shared by every instance using it; "
+                    + "while it is down: " + mode + (mode == FailureMode.LOCAL_FALLBACK
+                    ? " (each instance allows " + options.fallbackShare().orElse(1.0) + " of each limit)" : "");
+        } else {
+            store = MemoryStore.builder().clock(clock).build();
+            description = "in memory (this instance only; set REDIS_URL to share limits between instances)";
+        }
+        try {
+            RateLimitFilter filter = RateLimitFilter.builder()
+                    .config(options.config())
+                    .store(store)
+                    .clock(clock)
+                    .listener(listener)
+                    .failureMode(options.failureMode().orElse(FailureMode.FAIL_OPEN))
+                    .trustedProxies(options.trustedProxies())
+                    .build();
+            return new ExampleApp(options, store, description, filter);
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
+    }
+
+    /** The servlets under {@code /}, with the filter on {@code /api/*}. */
+    ServletContextHandler context() {
+        ServletContextHandler context = new ServletContextHandler("/");
+        context.addServlet(ApiServlet.class, "/api/*").setAsyncSupported(true);
+        context.addServlet(HealthServlet.class, "/health");
+        FilterHolder rateLimit = new FilterHolder(filter);
+        rateLimit.setName("rateLimit");
+        rateLimit.setAsyncSupported(true);
+        context.addFilter(rateLimit, "/api/*", EnumSet.of(DispatcherType.REQUEST));
+        return context;
+    }
+
+    ExampleOptions options() {
+        return options;
+    }
+
+    RateLimitConfig config() {
+        return options.config();
+    }
+
+    /** The store in use, for the start-up log (never a password). */
+    String storeDescription() {
+        return storeDescription;
+    }
+
+    @Override
+    public void close() {
+        store.close();
+    }
+}

@@ -1,0 +1,223 @@
+package dev.ratelimit.example.server;
+
+import dev.ratelimit.FailureMode;
+import dev.ratelimit.InvalidConfigurationException;
+import dev.ratelimit.config.DurationFormat;
+import dev.ratelimit.config.RateLimitConfig;
+import dev.ratelimit.servlet.client.TrustedProxies;
+import dev.ratelimit.store.redis.RedisStore;
+
+import java.io.UncheckedIOException;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * The executable example's settings, read from command-line flags and the environment (a flag wins;
+ * see {@link Setting}) and validated: {@link #parse} fails with one line naming the first bad setting.
+ *
+ * @param configSource   where the tiers came from, for the start-up log
+ * @param failureMode    empty for the defaults: the Redis store's (LOCAL_FALLBACK), the filter's (FAIL_OPEN)
+ * @param fallbackShare  empty for the Redis store's default
+ * @param redisTimeout   empty for the Redis store's default
+ * @param help           {@code --help} was given: print the usage and stop
+ */
+record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimitConfig config, String configSource,
+                      Optional<FailureMode> failureMode, Optional<Double> fallbackShare, Optional<Duration> redisTimeout,
+                      List<String> trustedProxies, Duration shutdownTimeout, boolean help) {
+    private static final Pattern USER_INFO = Pattern.compile("(?i)(://)[^@/]*@");
+
+    /** One setting's raw text and how it was given, for error messages. */
+    private record Raw(Setting setting, String value, boolean fromFlag) {
+        String named() {
+            return (fromFlag ? setting.flag() : setting.env()) + "=\"" + printable(setting == Setting.REDIS_URL ? masked(value) : value) + "\"";
+        }
+
+        OptionException invalid(String problem) {
+            return new OptionException(named() + ": " + problem);
+        }
+    }
+
+    /** Reads {@code args} ({@code --name=value}, {@code --help}) over {@code env}. */
+    static ExampleOptions parse(String[] args, Map<String, String> env) throws OptionException {
+        Map<Setting, Raw> raw = new EnumMap<>(Setting.class);
+        for (Setting s : Setting.values()) {
+            String value = env.get(s.env());
+            if (value != null && !value.isBlank()) {
+                raw.put(s, new Raw(s, value.trim(), false));
+            }
+        }
+        boolean help = false;
+        for (String arg : args) {
+            if (arg.equals("--help") || arg.equals("-h")) {
+                help = true;
+                continue;
+            }
+            int eq = arg.indexOf('=');
+            String name = eq < 0 ? arg : arg.substring(0, eq);
+            Setting setting = Arrays.stream(Setting.values()).filter(s -> s.flag().equals(name)).findFirst().orElse(null);
+            if (setting == null) {
+                throw new OptionException("unknown argument \"" + printable(name) + "\"; known: --help, "
+                        + String.join(", ", Arrays.stream(Setting.values()).map(Setting::flag).toList()));
+            }
+            if (eq < 0) {
+                throw new OptionException(name + " needs a value, e.g. " + name + "=" + example(setting));
+            }
+            String value = arg.substring(eq + 1).trim();
+            if (value.isEmpty()) {
+                raw.remove(setting);
+            } else {
+                raw.put(setting, new Raw(setting, value, true));
+            }
+        }
+        // --help answers whatever else is set, bad values included.
+        return help ? build(new EnumMap<>(Setting.class), true) : build(raw, false);
+    }
+
+    private static ExampleOptions build(Map<Setting, Raw> raw, boolean help) throws OptionException {
+        int port = 8080;
+        Raw p = raw.get(Setting.PORT);
+        if (p != null) {
+            try {
+                port = Integer.parseInt(p.value());
+            } catch (NumberFormatException e) {
+                port = -1;
+            }
+            if (port < 0 || port > 65_535) {
+                throw p.invalid("must be a whole number from 0 to 65535");
+            }
+        }
+        String host = raw.containsKey(Setting.HOST) ? raw.get(Setting.HOST).value() : "0.0.0.0";
+
+        Optional<String> redisUrl = Optional.empty();
+        Raw r = raw.get(Setting.REDIS_URL);
+        if (r != null) {
+            try {
+                RedisStore.builder().url(r.value());
+            } catch (InvalidConfigurationException e) {
+                // The store's problem, without its own copy of the (masked) value.
+                throw r.invalid(printable(e.problem().replaceFirst(", was .*$", "")));
+            }
+            redisUrl = Optional.of(r.value());
+        }
+
+        RateLimitConfig config;
+        String configSource;
+        Raw c = raw.get(Setting.CONFIG);
+        if (c == null) {
+            config = RateLimitConfig.defaults();
+            configSource = "bundled free/pro/enterprise tiers";
+        } else {
+            try {
+                config = RateLimitConfig.fromJson(Path.of(c.value()));
+            } catch (InvalidConfigurationException e) {
+                throw c.invalid(printable(e.getMessage()));
+            } catch (UncheckedIOException | InvalidPathException e) {
+                throw c.invalid("cannot read it (" + printable(String.valueOf(e.getCause() == null ? e.getMessage() : e.getCause())) + ")");
+            }
+            configSource = c.value();
+        }
+
+        Optional<FailureMode> mode = Optional.empty();
+        Raw f = raw.get(Setting.FAILURE_MODE);
+        if (f != null) {
+            try {
+                mode = Optional.of(FailureMode.valueOf(f.value().toUpperCase(Locale.ROOT).replace('-', '_')));
+            } catch (IllegalArgumentException e) {
+                throw f.invalid("must be FAIL_OPEN, FAIL_CLOSED or LOCAL_FALLBACK");
+            }
+            if (mode.get() == FailureMode.LOCAL_FALLBACK && redisUrl.isEmpty()) {
+                throw f.invalid("LOCAL_FALLBACK applies only to a Redis store; set REDIS_URL too");
+            }
+        }
+
+        Optional<Double> share = Optional.empty();
+        Raw s = raw.get(Setting.FALLBACK_SHARE);
+        if (s != null) {
+            double value;
+            try {
+                value = Double.parseDouble(s.value());
+            } catch (NumberFormatException e) {
+                value = Double.NaN;
+            }
+            if (!(value > 0 && value <= 1)) {
+                throw s.invalid("must be a number in (0, 1], e.g. 0.5 for two instances");
+            }
+            if (redisUrl.isEmpty()) {
+                throw s.invalid("applies only to a Redis store; set REDIS_URL too");
+            }
+            share = Optional.of(value);
+        }
+
+        Optional<Duration> redisTimeout = Optional.empty();
+        Raw rt = raw.get(Setting.REDIS_TIMEOUT);
+        if (rt != null) {
+            try {
+                Duration d = DurationFormat.parse(rt.value(), rt.setting().env());
+                RedisStore.builder().connectTimeout(d).readTimeout(d);
+                redisTimeout = Optional.of(d);
+            } catch (InvalidConfigurationException e) {
+                throw rt.invalid("must be a duration from 1ms to 60s, such as 100ms or 1s");
+            }
+            if (redisUrl.isEmpty()) {
+                throw rt.invalid("applies only to a Redis store; set REDIS_URL too");
+            }
+        }
+
+        List<String> proxies = List.of();
+        Raw t = raw.get(Setting.TRUSTED_PROXIES);
+        if (t != null) {
+            proxies = Arrays.stream(t.value().split(",")).map(String::trim).filter(x -> !x.isEmpty()).toList();
+            try {
+                TrustedProxies.of(proxies);
+            } catch (InvalidConfigurationException e) {
+                throw t.invalid(printable(e.problem()));
+            }
+        }
+
+        Duration timeout = Duration.ofSeconds(10);
+        Raw d = raw.get(Setting.SHUTDOWN_TIMEOUT);
+        if (d != null) {
+            try {
+                timeout = DurationFormat.parse(d.value(), d.setting().env());
+            } catch (InvalidConfigurationException e) {
+                throw d.invalid("must be a duration such as 500ms, 10s or 1m");
+            }
+            if (timeout.isNegative()) {
+                throw d.invalid("must not be negative");
+            }
+        }
+        return new ExampleOptions(port, host, redisUrl, config, configSource, mode, share, redisTimeout, proxies, timeout, help);
+    }
+
+    /** {@code url} with any password replaced by {@code ***}. */
+    static String masked(String url) {
+        return USER_INFO.matcher(url).replaceAll("$1***@");
+    }
+
+    /** {@code text} without control characters (a value goes into one log line). */
+    private static String printable(String text) {
+        return text.replaceAll("\\p{Cntrl}", "?");
+    }
+
+    private static String example(Setting s) {
+        return switch (s) {
+            case PORT -> "8081";
+            case HOST -> "127.0.0.1";
+            case REDIS_URL -> "redis://localhost:6379";
+            case CONFIG -> "rate-limits.json";
+            case FAILURE_MODE -> "FAIL_CLOSED";
+            case FALLBACK_SHARE -> "0.5";
+            case REDIS_TIMEOUT -> "250ms";
+            case TRUSTED_PROXIES -> "10.0.0.0/8";
+            case SHUTDOWN_TIMEOUT -> "30s";
+        };
+    }
+}

@@ -1,0 +1,122 @@
+package dev.ratelimit.example.server;
+
+import dev.ratelimit.config.DurationFormat;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * An {@link ExampleApp} served by embedded Jetty 12. {@link #stop()} is graceful: the connector stops
+ * accepting, requests in flight get up to the shutdown timeout to finish (Jetty's
+ * {@link GracefulHandler}), then the store is closed.
+ */
+final class ExampleServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger("dev.ratelimit.example");
+
+    private final Server server;
+    private final ServerConnector connector;
+    private final ExampleApp app;
+    private final Duration shutdownTimeout;
+
+    private ExampleServer(Server server, ServerConnector connector, ExampleApp app, Duration shutdownTimeout) {
+        this.server = server;
+        this.connector = connector;
+        this.app = app;
+        this.shutdownTimeout = shutdownTimeout;
+    }
+
+    /**
+     * Starts {@code app} on {@code host:port} (port 0: a free one).
+     *
+     * @throws OptionException when it cannot listen there (naming the port or host), after closing the app
+     */
+    static ExampleServer start(ExampleApp app) throws OptionException {
+        ExampleOptions options = app.options();
+        Server server = new Server();
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost(options.host());
+        connector.setPort(options.port());
+        server.addConnector(connector);
+        server.setHandler(new GracefulHandler(app.context()));
+        server.setStopTimeout(options.shutdownTimeout().toMillis());
+        try {
+            server.start();
+        } catch (Exception e) {
+            stopQuietly(server);
+            app.close();
+            Throwable cause = e;
+            while (cause.getCause() != null && !(cause instanceof IOException)) {
+                cause = cause.getCause();
+            }
+            throw new OptionException("cannot listen on " + options.host() + ":" + options.port() + " (set PORT or --port, "
+                    + "HOST or --host): " + cause.getMessage());
+        }
+        return new ExampleServer(server, connector, app, options.shutdownTimeout());
+    }
+
+    /** The port the server listens on. */
+    int port() {
+        return connector.getLocalPort();
+    }
+
+    /** The base URL a local client uses, e.g. {@code http://localhost:8080}. */
+    URI uri() {
+        String host = app.options().host();
+        if (host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]")) {
+            host = "localhost";
+        } else if (host.contains(":") && !host.startsWith("[")) {
+            host = "[" + host + "]";
+        }
+        return URI.create("http://" + host + ":" + port());
+    }
+
+    ExampleApp app() {
+        return app;
+    }
+
+    /** Blocks until the server has stopped. */
+    void join() throws InterruptedException {
+        server.join();
+    }
+
+    /**
+     * Stops accepting, lets requests in flight finish (up to the shutdown timeout; the rest are cut
+     * off), then closes the store. Safe to call more than once.
+     */
+    synchronized void stop() {
+        if (server.isStopped()) {
+            return;
+        }
+        LOG.info("stopping: requests in flight have up to {} to finish", DurationFormat.format(shutdownTimeout));
+        try {
+            server.stop();
+            LOG.info("stopped");
+        } catch (TimeoutException e) {
+            LOG.warn("stopped after {}: requests still in flight were cut off", DurationFormat.format(shutdownTimeout));
+        } catch (Exception e) {
+            LOG.warn("stopping Jetty failed: {}", e.toString());
+        } finally {
+            app.close();
+        }
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    private static void stopQuietly(Server server) {
+        try {
+            server.stop();
+        } catch (Exception ignored) {
+            // the start failure is what gets reported
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package dev.ratelimit.example.server;
+
+import java.util.Locale;
+
+/**
+ * Every setting of the executable example: an environment variable and the command-line flag that
+ * overrides it ({@code --port=8081} beats {@code PORT=8080}). An empty value means the default.
+ */
+public enum Setting {
+    PORT("PORT", "8080", "HTTP port; 0 picks a free one"),
+    HOST("HOST", "0.0.0.0", "address to listen on"),
+    REDIS_URL("REDIS_URL", "unset: in-memory store",
+            "share limits through Redis: redis://[user:password@]host:port[/db], rediss://... for TLS, "
+                    + "redis-cluster://host1:port1,host2:port2, redis-sentinel://host:port/master"),
+    CONFIG("RATE_LIMIT_CONFIG", "the bundled free/pro/enterprise tiers", "a JSON file replacing the bundled tiers"),
+    FAILURE_MODE("RATE_LIMIT_FAILURE_MODE", "LOCAL_FALLBACK with Redis, else FAIL_OPEN",
+            "when Redis (or anything else) cannot decide: FAIL_OPEN (allow), FAIL_CLOSED (503), LOCAL_FALLBACK "
+                    + "(Redis only: decide in memory with a share of each limit)"),
+    FALLBACK_SHARE("RATE_LIMIT_FALLBACK_SHARE", "the Redis store's default",
+            "LOCAL_FALLBACK's share of each limit per instance, in (0, 1], e.g. 0.5 for two instances; Redis only"),
+    REDIS_TIMEOUT("RATE_LIMIT_REDIS_TIMEOUT", "100ms", "Redis connect and read timeout, 1ms to 60s; Redis only"),
+    TRUSTED_PROXIES("RATE_LIMIT_TRUSTED_PROXIES", "none",
+            "comma-separated CIDR blocks whose X-Forwarded-For is believed, e.g. 10.0.0.0/8"),
+    SHUTDOWN_TIMEOUT("SHUTDOWN_TIMEOUT", "10s", "how long in-flight requests may take to finish on SIGTERM");
+
+    private final String env;
+    private final String defaultText;
+    private final String description;
+
+    Setting(String env, String defaultText, String description) {
+        this.env = env;
+        this.defaultText = defaultText;
+        this.description = description;
+    }
+
+    /** The environment variable, e.g. {@code RATE_LIMIT_CONFIG}. */
+    public String env() {
+        return env;
+    }
+
+    /** The flag, without its value, e.g. {@code --config}. */
+    public String flag() {
+        String base = env.startsWith("RATE_LIMIT_") ? env.substring("RATE_LIMIT_".length()) : env;
+        return "--" + base.toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /** The default, in words. */
+    public String defaultText() {
+        return defaultText;
+    }
+
+    /** What it does. */
+    public String description() {
+        return description;
+    }
+
+    /** The text of {@code --help}. */
+    static String usage() {
+        StringBuilder s = new StringBuilder("Usage: java -jar rate-limit-example.jar [--name=value ...]\n"
+                + "Each setting comes from a flag, else from the environment variable, else its default:\n");
+        for (Setting setting : values()) {
+            s.append(String.format("  %-22s %-27s %s (default: %s)%n", setting.flag() + "=...", setting.env(),
+                    setting.description(), setting.defaultText()));
+        }
+        return s.toString();
+    }
+}

@@ -1,0 +1,70 @@
+package dev.ratelimit.example.server;
+
+import dev.ratelimit.Limit;
+import dev.ratelimit.config.EndpointRule;
+import dev.ratelimit.config.RateLimitConfig;
+import dev.ratelimit.example.limits.PolicyText;
+
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * The start-up log: where the app listens, the store in use and every tier's limits as a table.
+ * <pre>
+ * rate-limit example listening on http://localhost:8080
+ *   store:  in memory (this instance only; set REDIS_URL to share limits between instances)
+ *   config: bundled free/pro/enterprise tiers
+ *   tier        endpoint  route              limit
+ *   free        scan      GET /api/scan      token bucket 10, +1/1s
+ *   ...
+ * </pre>
+ */
+final class StartupBanner {
+    private StartupBanner() {
+    }
+
+    static String render(URI uri, String store, RateLimitConfig config, String configSource) {
+        StringBuilder s = new StringBuilder("rate-limit example listening on ").append(uri).append('\n');
+        s.append("  store:  ").append(store).append('\n');
+        s.append("  config: ").append(configSource).append('\n');
+        List<String[]> rows = new ArrayList<>();
+        rows.add(new String[] {"tier", "endpoint", "route", "limit"});
+        for (var tier : config.tiers().entrySet()) {
+            for (EndpointRule rule : config.endpoints()) {
+                Limit limit = tier.getValue().get(rule.name());
+                String route = rule.method() + " " + rule.path() + (rule.cost() > 1 ? " (cost " + rule.cost() + ")" : "");
+                rows.add(new String[] {tier.getKey(), rule.name(), route, PolicyText.describe(limit)});
+            }
+        }
+        int[] widths = new int[4];
+        for (String[] row : rows) {
+            for (int i = 0; i < 3; i++) {
+                widths[i] = Math.max(widths[i], row[i].length());
+            }
+        }
+        for (String[] row : rows) {
+            s.append(String.format("  %-" + widths[0] + "s  %-" + widths[1] + "s  %-" + widths[2] + "s  %s%n", (Object[]) row));
+        }
+        s.append("  unmatched /api paths: ").append(config.unmatched().map(PolicyText::describe).orElse("unlimited"));
+        if (!config.allowlist().paths().isEmpty()) {
+            s.append("; never limited: ").append(String.join(", ", config.allowlist().paths()));
+        }
+        s.append('\n');
+        s.append("  tiers by API key prefix (X-API-Key): ").append(prefixes(config))
+                .append("; other keys and no key: ").append(config.defaultTier()).append('\n');
+        s.append("  try: curl -i -H 'X-API-Key: sk-free-demo' ").append(uri).append("/api/scan");
+        return s.toString();
+    }
+
+    /** {@code sk-free-* free, sk-pro-* pro, ...} in the configuration's tier order. */
+    private static String prefixes(RateLimitConfig config) {
+        List<String> order = List.copyOf(config.tiers().keySet());
+        return config.tierPrefixes().entrySet().stream()
+                .sorted(Comparator.comparing((Map.Entry<String, String> e) -> order.indexOf(e.getValue())).thenComparing(Map.Entry::getKey))
+                .map(e -> e.getKey() + "* " + e.getValue()).collect(Collectors.joining(", "));
+    }
+}

@@ -1,0 +1,80 @@
+package dev.ratelimit.example.client;
+
+import dev.ratelimit.ManualClock;
+import dev.ratelimit.example.server.RunningExample;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The ResilientClient CLI against the real example server, in fake time. */
+class ClientCliTest {
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private final RunningExample app = RunningExample.start(clock);
+
+    @AfterEach
+    void stop() {
+        app.close();
+    }
+
+    @Test
+    void printsEveryTryWithItsWaitAndStatusThenASummary() throws InterruptedException {
+        int exit = run("--url=" + app.uri(), "--api-key=sk-free-cli", "--requests=12", "--pacing=false");
+
+        assertThat(exit).isZero();
+        assertThat(out()).isEqualTo("GET " + app.uri() + "/api/scan with X-API-Key sk-free-cli, 12 requests\n"
+                + "request  try   waited  why it waited                 status  left\n"
+                + "      1    1   0.000s  -                                200     9\n"
+                + "      2    1   0.000s  -                                200     8\n"
+                + "      3    1   0.000s  -                                200     7\n"
+                + "      4    1   0.000s  -                                200     6\n"
+                + "      5    1   0.000s  -                                200     5\n"
+                + "      6    1   0.000s  -                                200     4\n"
+                + "      7    1   0.000s  -                                200     3\n"
+                + "      8    1   0.000s  -                                200     2\n"
+                + "      9    1   0.000s  -                                200     1\n"
+                + "     10    1   0.000s  -                                200     0\n"
+                + "     11    1   0.000s  -                                429     0\n"
+                + "     11    2   1.000s  Retry-After 1.000s               200     0\n"
+                + "     12    1   0.000s  -                                429     0\n"
+                + "     12    2   1.000s  Retry-After 1.000s               200     0\n"
+                + "12 requests: 12 answered 2xx, 0 gave up on 429/503, 0 other; waited 2.000s in all\n");
+        assertThat(err()).isEmpty();
+    }
+
+    @Test
+    void exitsWith1WhenARequestEndsRefused() throws InterruptedException {
+        int exit = run("--url=" + app.uri(), "--api-key=sk-free-cli", "--path=/api/login", "--requests=6", "--max-wait=5s");
+
+        assertThat(exit).isEqualTo(1);
+        assertThat(out()).contains("gave up: the next wait (60.000s) would exceed the total wait budget (5.000s, 0.000s used)")
+                .endsWith("6 requests: 5 answered 2xx, 1 gave up on 429/503, 0 other; waited 0.000s in all\n");
+    }
+
+    @Test
+    void aBadFlagIsOneLineAndExitCode2() throws InterruptedException {
+        assertThat(run("--requests=many")).isEqualTo(2);
+        assertThat(err()).isEqualTo("ResilientClient CLI: --requests=\"many\": must be a whole number from 1 to 1000000 (--help lists every flag)\n");
+        assertThat(out()).isEmpty();
+    }
+
+    private int run(String... args) throws InterruptedException {
+        return ClientCli.run(args, clock, clock::advance, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    private String out() {
+        return out.toString(StandardCharsets.UTF_8).replace(System.lineSeparator(), "\n");
+    }
+
+    private String err() {
+        return err.toString(StandardCharsets.UTF_8).replace(System.lineSeparator(), "\n");
+    }
+}

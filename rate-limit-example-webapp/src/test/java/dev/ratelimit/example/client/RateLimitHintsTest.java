@@ -1,0 +1,80 @@
+package dev.ratelimit.example.client;
+
+import org.junit.jupiter.api.Test;
+
+import java.net.http.HttpHeaders;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Reading the rate-limit headers defensively: what they say, and nothing when they say nothing sensible. */
+class RateLimitHintsTest {
+    /** 2026-01-01T00:00:00Z in microseconds. */
+    private static final long NOW = 1_767_225_600_000_000L;
+
+    @Test
+    void readsTheIetfFieldsOfTheItemTheRateLimitFieldNames() {
+        RateLimitHints h = hints("RateLimit", "\"scan-1\";r=3;t=7",
+                "RateLimit-Policy", "\"scan\";q=10;w=1, \"scan-1\";q=1000;w=3600",
+                "X-RateLimit-Remaining", "99", "X-RateLimit-Limit", "99");
+
+        assertThat(h).isEqualTo(new RateLimitHints(-1, 3, 1000, 7_000_000, 3_600_000_000L));
+    }
+
+    @Test
+    void fallsBackToTheXFieldsWithTheResetAsEpochSeconds() {
+        RateLimitHints h = hints("X-RateLimit-Remaining", "2", "X-RateLimit-Limit", "10",
+                "X-RateLimit-Reset", String.valueOf(NOW / 1_000_000 + 8));
+
+        assertThat(h).isEqualTo(new RateLimitHints(-1, 2, 10, 8_000_000, -1));
+    }
+
+    @Test
+    void readsRetryAfterAsSecondsOrAsAnHttpDate() {
+        assertThat(hints("Retry-After", "30").serverWaitMicros()).isEqualTo(30_000_000);
+        assertThat(hints("Retry-After", "Thu, 01 Jan 2026 00:00:45 GMT").serverWaitMicros()).isEqualTo(45_000_000);
+        assertThat(hints("Retry-After", "Wed, 31 Dec 2025 23:59:00 GMT").serverWaitMicros()).isZero();
+    }
+
+    @Test
+    void withoutRetryAfterARefusalWaitsUntilTheQuotaIsBackWhenNothingIsLeft() {
+        assertThat(hints("RateLimit", "\"login\";r=0;t=40").serverWaitMicros()).isEqualTo(40_000_000);
+        assertThat(hints("RateLimit", "\"login\";r=2;t=40").serverWaitMicros()).isEqualTo(-1);
+        assertThat(hints().serverWaitMicros()).isEqualTo(-1);
+    }
+
+    @Test
+    void ignoresValuesThatDoNotParseInsteadOfTrustingThem() {
+        assertThat(hints("Retry-After", "soon", "X-RateLimit-Remaining", "-5", "X-RateLimit-Limit", "1e9",
+                "X-RateLimit-Reset", "yesterday", "RateLimit", "scan;r=abc;t=-1", "RateLimit-Policy", "\"unterminated;q=1"))
+                .isEqualTo(new RateLimitHints(-1, -1, -1, -1, -1));
+        assertThat(hints("RateLimit", "\"x\";r=1;t=1".repeat(500))).isEqualTo(RateLimitHints.NONE);
+        assertThat(RateLimitHints.items("\"a,b\";q=1, token;q=2, \"esc\\\"aped\";q=3"))
+                .extracting(RateLimitHints.Item::name).containsExactly("a,b", "token", "esc\"aped");
+    }
+
+    @Test
+    void pacesOnlyWhenTheHeadersSayLittleIsLeft() {
+        RateLimitHints plenty = hints("RateLimit", "\"scan\";r=5;t=5", "RateLimit-Policy", "\"scan\";q=10;w=10");
+        RateLimitHints bucketLow = hints("RateLimit", "\"scan\";r=1;t=9", "RateLimit-Policy", "\"scan\";q=10;w=10");
+        RateLimitHints windowEmpty = hints("RateLimit", "\"login\";r=0;t=3", "RateLimit-Policy", "\"login\";q=5;w=60");
+        RateLimitHints xOnly = hints("X-RateLimit-Remaining", "0", "X-RateLimit-Reset", String.valueOf(NOW / 1_000_000 + 6));
+
+        assertThat(hints().paceMicros(0.1)).as("no headers, no pacing").isZero();
+        assertThat(plenty.paceMicros(0.1)).isZero();
+        assertThat(bucketLow.paceMicros(0.1)).as("the refill rate, w/q").isEqualTo(1_000_000);
+        assertThat(windowEmpty.paceMicros(0.1)).as("the window ends first, t/(r+1)").isEqualTo(3_000_000);
+        assertThat(xOnly.paceMicros(0.1)).isEqualTo(6_000_000);
+        assertThat(bucketLow.paceMicros(0)).as("only at none left").isZero();
+    }
+
+    private static RateLimitHints hints(String... nameValues) {
+        Map<String, List<String>> map = new HashMap<>();
+        for (int i = 0; i < nameValues.length; i += 2) {
+            map.put(nameValues[i], List.of(nameValues[i + 1]));
+        }
+        return RateLimitHints.from(HttpHeaders.of(map, (a, b) -> true), NOW);
+    }
+}

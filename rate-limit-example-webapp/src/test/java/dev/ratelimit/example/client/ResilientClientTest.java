@@ -1,0 +1,233 @@
+package dev.ratelimit.example.client;
+
+import dev.ratelimit.ManualClock;
+import dev.ratelimit.example.server.RunningExample;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.random.RandomGenerator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * {@link ResilientClient} against the real example server, in fake time: the server's filter and
+ * store run on a manual clock, and the client's sleeper advances that clock instead of sleeping.
+ */
+class ResilientClientTest {
+    /** Jitter at its lowest: waits are exactly the server's. */
+    private static final RandomGenerator NO_JITTER = () -> 0L;
+    /** Jitter at its highest: {@code nextDouble()} is 1 - 2^-53. */
+    private static final RandomGenerator FULL_JITTER = () -> -1L;
+
+    /** 20 seconds into a minute, so a fixed window has 40 seconds left. */
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:20Z"));
+    private final List<Duration> sleeps = new ArrayList<>();
+    private RunningExample app;
+
+    @BeforeEach
+    void start() {
+        app = RunningExample.start(clock);
+    }
+
+    @AfterEach
+    void stop() {
+        app.close();
+    }
+
+    private ResilientClient.Builder client(String key) {
+        return ResilientClient.builder(app.uri()).apiKey(key).clock(clock).random(NO_JITTER)
+                .sleeper(d -> {
+                    sleeps.add(d);
+                    clock.advance(d);
+                });
+    }
+
+    @Test
+    void retriesA429AfterRetryAfterAndGetsThrough() throws Exception {
+        ResilientClient client = client("sk-free-retry").pacing(false).build();
+        for (int i = 0; i < 10; i++) {
+            assertThat(client.get("/api/scan").status()).isEqualTo(200);
+        }
+        Instant before = now();
+
+        Exchange e = client.get("/api/scan");
+
+        assertThat(e.status()).isEqualTo(200);
+        assertThat(e.attempts()).extracting(Attempt::status).containsExactly(429, 200);
+        assertThat(e.attempts()).extracting(Attempt::waitReason).containsExactly("", "Retry-After 1.000s");
+        assertThat(e.totalWait()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(e.gaveUp()).isEmpty();
+        assertThat(sleeps).containsExactly(Duration.ofSeconds(1));
+        assertThat(Duration.between(before, now())).isEqualTo(Duration.ofSeconds(1));
+    }
+
+    @Test
+    void waitsTheLongerOfRetryAfterAndTheJitteredBackoff() throws Exception {
+        ResilientClient client = client("sk-free-jitter").pacing(false).random(FULL_JITTER).baseDelay(Duration.ofSeconds(2)).build();
+        for (int i = 0; i < 10; i++) {
+            client.get("/api/scan");
+        }
+
+        Exchange e = client.get("/api/scan");
+
+        assertThat(e.status()).isEqualTo(200);
+        assertThat(e.attempts().get(1).waitedBefore()).isEqualTo(Duration.ofNanos(1_999_999_000));
+        assertThat(e.attempts().get(1).waitReason()).isEqualTo("back-off (Retry-After 1.000s)");
+    }
+
+    @Test
+    void givesUpAtOnceWhenTheServerAsksForMoreThanTheWaitBudget() throws Exception {
+        ResilientClient client = client("sk-free-budget").maxTotalWait(Duration.ofSeconds(10)).build();
+        for (int i = 0; i < 5; i++) {
+            assertThat(client.post("/api/login", "{}").status()).isEqualTo(200);
+        }
+        sleeps.clear();
+
+        Exchange sixth = client.post("/api/login", "{}");
+
+        assertThat(sixth.status()).isEqualTo(429);
+        assertThat(sixth.response().headers().firstValue("Retry-After")).hasValue("40");
+        assertThat(sixth.attempts()).hasSize(1);
+        assertThat(sixth.gaveUp()).hasValue("the next wait (40.000s) would exceed the total wait budget (10.000s, 0.000s used)");
+        assertThat(sleeps).isEmpty();
+    }
+
+    @Test
+    void stopsAfterMaxRetriesWhenTheServerKeepsRefusing() throws Exception {
+        List<Duration> waited = new ArrayList<>();
+        ResilientClient client = client("sk-free-stubborn").pacing(false).maxRetries(3).sleeper(waited::add).build();
+        for (int i = 0; i < 10; i++) {
+            client.get("/api/scan");
+        }
+
+        Exchange e = client.get("/api/scan");
+
+        assertThat(e.status()).isEqualTo(429);
+        assertThat(e.attempts()).extracting(Attempt::status).containsExactly(429, 429, 429, 429);
+        assertThat(e.gaveUp()).hasValue("retries exhausted (3)");
+        assertThat(waited).containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1));
+    }
+
+    @Test
+    void neverWaitsLongerInAllThanTheTotalBudget() throws Exception {
+        List<Duration> waited = new ArrayList<>();
+        ResilientClient client = client("sk-free-patient").pacing(false).maxRetries(100).maxTotalWait(Duration.ofMillis(5500))
+                .sleeper(waited::add).build();
+        for (int i = 0; i < 10; i++) {
+            client.get("/api/scan");
+        }
+
+        Exchange e = client.get("/api/scan");
+
+        assertThat(e.status()).isEqualTo(429);
+        assertThat(waited).hasSize(5).allMatch(d -> d.equals(Duration.ofSeconds(1)));
+        assertThat(e.totalWait()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(e.gaveUp()).hasValue("the next wait (1.000s) would exceed the total wait budget (5.500s, 5.000s used)");
+    }
+
+    @Test
+    void pacesWhenLittleQuotaIsLeftSoItNeverHitsTheLimit() throws Exception {
+        ResilientClient client = client("sk-free-pacer").build();
+        List<Integer> statuses = new ArrayList<>();
+        List<Integer> tries = new ArrayList<>();
+
+        for (int i = 0; i < 30; i++) {
+            Exchange e = client.get("/api/scan");
+            statuses.add(e.status());
+            tries.add(e.attempts().size());
+        }
+
+        assertThat(statuses).hasSize(30).containsOnly(200);
+        assertThat(tries).containsOnly(1);
+        // Nine at once; from one left (10% of 10), one request per second: the bucket's refill rate.
+        assertThat(sleeps).hasSize(21).containsOnly(Duration.ofSeconds(1));
+    }
+
+    @Test
+    void namesWhyItPacedInTheAttempt() throws Exception {
+        ResilientClient client = client("sk-free-why").build();
+        for (int i = 0; i < 9; i++) {
+            client.get("/api/scan");
+        }
+
+        Attempt paced = client.get("/api/scan").attempts().get(0);
+
+        assertThat(paced.waitReason()).isEqualTo("paced: 1 left of 10");
+        assertThat(paced.waitedBefore()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(paced.remaining()).hasValue(1);
+    }
+
+    @Test
+    void neverPacesWithoutRateLimitHeaders() throws Exception {
+        ResilientClient client = client(null).build();
+
+        for (int i = 0; i < 20; i++) {
+            assertThat(client.get("/health").status()).isEqualTo(200);
+        }
+
+        assertThat(sleeps).isEmpty();
+    }
+
+    @Test
+    void retriesARefusedConnectionWithExponentialFullJitterThenThrowsIt() throws Exception {
+        URI closed;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closed = URI.create("http://127.0.0.1:" + s.getLocalPort());
+        }
+        List<Duration> waited = new ArrayList<>();
+        ResilientClient client = ResilientClient.builder(closed).clock(clock).random(FULL_JITTER).sleeper(waited::add)
+                .baseDelay(Duration.ofMillis(100)).maxDelay(Duration.ofMillis(500)).maxRetries(4).build();
+
+        assertThatThrownBy(() -> client.get("/api/scan")).isInstanceOf(ConnectException.class);
+        assertThat(waited).containsExactly(Duration.ofNanos(99_999_000), Duration.ofNanos(199_999_000),
+                Duration.ofNanos(399_999_000), Duration.ofNanos(499_999_000));
+    }
+
+    @Test
+    void backoffDoublesUpToItsCapWithFullJitter() {
+        ResilientClient max = ResilientClient.builder(URI.create("http://localhost")).random(FULL_JITTER).build();
+        ResilientClient min = ResilientClient.builder(URI.create("http://localhost")).random(NO_JITTER).build();
+
+        assertThat(List.of(1, 2, 3, 4, 5, 6, 7, 60).stream().map(max::backoff))
+                .containsExactly(249_999L, 499_999L, 999_999L, 1_999_999L, 3_999_999L, 7_999_999L, 7_999_999L, 7_999_999L);
+        assertThat(min.backoff(5)).isZero();
+    }
+
+    @Test
+    void rejectsOptionsOutsideTheirRange() {
+        ResilientClient.Builder b = ResilientClient.builder(URI.create("http://localhost"));
+
+        assertThatThrownBy(() -> b.maxRetries(-1)).hasMessage("maxRetries must be >= 0, was -1");
+        assertThatThrownBy(() -> b.maxTotalWait(Duration.ofSeconds(-1))).hasMessage("maxTotalWait must be a duration >= 0, was PT-1S");
+        assertThatThrownBy(() -> b.paceBelow(1.5)).hasMessage("paceBelow must be in [0, 1], was 1.5");
+        assertThatThrownBy(() -> ResilientClient.builder(URI.create("ftp://host"))).hasMessage("base must be an http or https URL, was \"ftp://host\"");
+        assertThatThrownBy(() -> b.baseDelay(Duration.ofSeconds(9)).build()).hasMessage("baseDelay PT9S must not exceed maxDelay PT8S");
+        assertThatThrownBy(() -> b.maxDelay(Duration.ofSeconds(10)).build().get("api/scan"))
+                .hasMessage("path must start with /, was \"api/scan\"");
+    }
+
+    @Test
+    void theExchangeCarriesTheFinalResponse() throws IOException, InterruptedException {
+        Exchange e = client("sk-pro-final").build().post("/api/login", "{\"user\":\"demo\"}");
+
+        assertThat(e.response().body()).isEqualTo("{\"token\":\"mock-jwt\"}");
+        assertThat(e.attempts()).extracting(Attempt::remaining).containsExactly(java.util.OptionalLong.of(49));
+        assertThat(e.gaveUp()).isEqualTo(Optional.empty());
+    }
+
+    private Instant now() {
+        long micros = clock.nowMicros();
+        return Instant.ofEpochSecond(micros / 1_000_000, (micros % 1_000_000) * 1_000);
+    }
+}

@@ -1,0 +1,145 @@
+package dev.ratelimit.example.server;
+
+import dev.ratelimit.FailureMode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Settings from flags over the environment, and one clear line for each bad value. */
+class ExampleOptionsTest {
+
+    @Test
+    void defaultsToPort8080OnEveryAddressInMemoryWithTheBundledTiers() throws OptionException {
+        ExampleOptions o = ExampleOptions.parse(new String[0], Map.of());
+
+        assertThat(o.port()).isEqualTo(8080);
+        assertThat(o.host()).isEqualTo("0.0.0.0");
+        assertThat(o.redisUrl()).isEmpty();
+        assertThat(o.configSource()).isEqualTo("bundled free/pro/enterprise tiers");
+        assertThat(o.config().tiers().keySet()).containsExactly("free", "pro", "enterprise");
+        assertThat(o.failureMode()).isEmpty();
+        assertThat(o.fallbackShare()).isEmpty();
+        assertThat(o.redisTimeout()).isEmpty();
+        assertThat(o.trustedProxies()).isEmpty();
+        assertThat(o.shutdownTimeout()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(o.help()).isFalse();
+    }
+
+    @Test
+    void readsTheEnvironmentAndLetsFlagsOverrideIt() throws OptionException {
+        Map<String, String> env = Map.of("PORT", "9000", "RATE_LIMIT_FAILURE_MODE", "fail-closed", "HOST", "127.0.0.1",
+                "RATE_LIMIT_TRUSTED_PROXIES", "10.0.0.0/8, 192.168.0.0/16", "SHUTDOWN_TIMEOUT", "30s");
+
+        ExampleOptions fromEnv = ExampleOptions.parse(new String[0], env);
+        ExampleOptions flagged = ExampleOptions.parse(new String[] {"--port=9001", "--failure-mode=FAIL_OPEN"}, env);
+
+        assertThat(fromEnv.port()).isEqualTo(9000);
+        assertThat(fromEnv.failureMode()).hasValue(FailureMode.FAIL_CLOSED);
+        assertThat(fromEnv.trustedProxies()).containsExactly("10.0.0.0/8", "192.168.0.0/16");
+        assertThat(fromEnv.shutdownTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(flagged.port()).isEqualTo(9001);
+        assertThat(flagged.failureMode()).hasValue(FailureMode.FAIL_OPEN);
+        assertThat(flagged.host()).isEqualTo("127.0.0.1");
+    }
+
+    @Test
+    void treatsAnEmptyValueAsTheDefaultSoAFlagCanUnsetTheEnvironment() throws OptionException {
+        ExampleOptions o = ExampleOptions.parse(new String[] {"--redis-url="}, Map.of("REDIS_URL", "redis://cache:6379", "PORT", " "));
+
+        assertThat(o.redisUrl()).isEmpty();
+        assertThat(o.port()).isEqualTo(8080);
+    }
+
+    @Test
+    void acceptsRedisUrlsWithTheirSharingOptions() throws OptionException {
+        ExampleOptions o = ExampleOptions.parse(new String[] {"--failure-mode=LOCAL_FALLBACK", "--fallback-share=0.5",
+                "--redis-timeout=250ms"}, Map.of("REDIS_URL", "redis://user:secret@cache:6379/0"));
+        ExampleOptions cluster = ExampleOptions.parse(new String[0], Map.of("REDIS_URL", "redis-cluster://a:7000,b:7001"));
+
+        assertThat(o.redisUrl()).hasValue("redis://user:secret@cache:6379/0");
+        assertThat(o.failureMode()).hasValue(FailureMode.LOCAL_FALLBACK);
+        assertThat(o.fallbackShare()).isEqualTo(Optional.of(0.5));
+        assertThat(o.redisTimeout()).hasValue(Duration.ofMillis(250));
+        assertThat(cluster.redisUrl()).hasValue("redis-cluster://a:7000,b:7001");
+    }
+
+    @Test
+    void namesTheSettingItsSourceAndTheValueOfEachBadOne() {
+        assertThat(problem(Map.of("PORT", "eighty"))).isEqualTo("PORT=\"eighty\": must be a whole number from 0 to 65535");
+        assertThat(problem(Map.of(), "--port=70000")).isEqualTo("--port=\"70000\": must be a whole number from 0 to 65535");
+        assertThat(problem(Map.of("REDIS_URL", "http://user:pw@cache:6379")))
+                .isEqualTo("REDIS_URL=\"http://***@cache:6379\": has an unknown scheme \"http\"; use redis, rediss, "
+                        + "redis-cluster, rediss-cluster or redis-sentinel");
+        assertThat(problem(Map.of("REDIS_URL", "redis://user:pw@cache:99999"))).startsWith("REDIS_URL=\"redis://***@cache:99999\": ")
+                .doesNotContain("pw");
+        assertThat(problem(Map.of("REDIS_URL", "redis://cache"), "--redis-timeout=2m"))
+                .isEqualTo("--redis-timeout=\"2m\": must be a duration from 1ms to 60s, such as 100ms or 1s");
+        assertThat(problem(Map.of("RATE_LIMIT_REDIS_TIMEOUT", "1s")))
+                .isEqualTo("RATE_LIMIT_REDIS_TIMEOUT=\"1s\": applies only to a Redis store; set REDIS_URL too");
+        assertThat(problem(Map.of("RATE_LIMIT_FAILURE_MODE", "sometimes")))
+                .isEqualTo("RATE_LIMIT_FAILURE_MODE=\"sometimes\": must be FAIL_OPEN, FAIL_CLOSED or LOCAL_FALLBACK");
+        assertThat(problem(Map.of("RATE_LIMIT_FAILURE_MODE", "local_fallback")))
+                .isEqualTo("RATE_LIMIT_FAILURE_MODE=\"local_fallback\": LOCAL_FALLBACK applies only to a Redis store; set REDIS_URL too");
+        assertThat(problem(Map.of("RATE_LIMIT_FALLBACK_SHARE", "0.5")))
+                .isEqualTo("RATE_LIMIT_FALLBACK_SHARE=\"0.5\": applies only to a Redis store; set REDIS_URL too");
+        assertThat(problem(Map.of("REDIS_URL", "redis://cache:6379"), "--fallback-share=1.5"))
+                .isEqualTo("--fallback-share=\"1.5\": must be a number in (0, 1], e.g. 0.5 for two instances");
+        assertThat(problem(Map.of("RATE_LIMIT_TRUSTED_PROXIES", "10.0.0.0/33")))
+                .startsWith("RATE_LIMIT_TRUSTED_PROXIES=\"10.0.0.0/33\": ");
+        assertThat(problem(Map.of("SHUTDOWN_TIMEOUT", "soon")))
+                .isEqualTo("SHUTDOWN_TIMEOUT=\"soon\": must be a duration such as 500ms, 10s or 1m");
+        assertThat(problem(Map.of(), "--prot=8080")).startsWith("unknown argument \"--prot\"; known: --help, --port, --host, --redis-url, ");
+        assertThat(problem(Map.of(), "--port")).isEqualTo("--port needs a value, e.g. --port=8081");
+        assertThat(problem(Map.of("PORT", "80\r\n80"))).isEqualTo("PORT=\"80??80\": must be a whole number from 0 to 65535");
+    }
+
+    @Test
+    void namesTheConfigFileAndTheJsonPathOfABadConfiguration(@TempDir Path dir) throws IOException {
+        Path bad = dir.resolve("bad.json");
+        Files.writeString(bad, """
+                {"defaultTier": "free", "tiers": {"free": {"scan": {"algorithm": "token_bucket", "capacity": 0, "refillTokens": 1, "refillPeriod": "1s"}}}}
+                """);
+        Path missing = dir.resolve("missing.json");
+
+        assertThat(problem(Map.of("RATE_LIMIT_CONFIG", bad.toString())))
+                .startsWith("RATE_LIMIT_CONFIG=\"" + bad + "\": ").contains("capacity").contains("must be > 0, was 0");
+        assertThat(problem(Map.of(), "--config=" + missing))
+                .startsWith("--config=\"" + missing + "\": cannot read it (").contains("NoSuchFileException");
+    }
+
+    @Test
+    void helpListsEverySettingWithItsVariableAndFlag() throws OptionException {
+        assertThat(ExampleOptions.parse(new String[] {"--help"}, Map.of()).help()).isTrue();
+        String usage = Setting.usage();
+        for (Setting s : Setting.values()) {
+            assertThat(usage).contains(s.flag() + "=...", s.env());
+        }
+        assertThat(List.of(Setting.values()).stream().map(Setting::flag)).containsExactly("--port", "--host", "--redis-url",
+                "--config", "--failure-mode", "--fallback-share", "--redis-timeout", "--trusted-proxies", "--shutdown-timeout");
+    }
+
+    private static String problem(Map<String, String> env, String... args) {
+        Throwable t = org.assertj.core.api.Assertions.catchThrowable(() -> ExampleOptions.parse(args, env));
+        assertThat(t).isInstanceOf(OptionException.class);
+        assertThat(t.getMessage()).doesNotContain("\n");
+        return t.getMessage();
+    }
+
+    @Test
+    void neverPrintsARedisPassword() {
+        assertThatThrownBy(() -> ExampleOptions.parse(new String[] {"--redis-url=https://admin:hunter2@cache"}, Map.of()))
+                .hasMessage("--redis-url=\"https://***@cache\": has an unknown scheme \"https\"; use redis, rediss, "
+                        + "redis-cluster, rediss-cluster or redis-sentinel");
+        assertThat(ExampleOptions.masked("rediss://admin:hunter2@cache:6380/1")).isEqualTo("rediss://***@cache:6380/1");
+    }
+}

@@ -1,0 +1,105 @@
+package dev.ratelimit.example.server;
+
+import dev.ratelimit.Clock;
+import dev.ratelimit.testing.RedisServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code REDIS_URL}: two instances of the example share one real {@code redis-server}, so each client
+ * has one quota whichever instance it reaches; and the failure mode decides while Redis is away.
+ * Real time: the limit here refills once an hour, so nothing comes back during a test.
+ */
+class RedisModeTest {
+    private static RedisServer redis;
+    @TempDir
+    static Path dir;
+    private static Path config;
+
+    @BeforeAll
+    static void startRedis() throws IOException {
+        redis = RedisServer.start();
+        config = dir.resolve("hourly.json");
+        Files.writeString(config, """
+                {
+                  "defaultTier": "free",
+                  "tierPrefixes": { "sk-free-": "free", "sk-pro-": "pro" },
+                  "endpoints": [ { "method": "GET", "path": "/api/scan", "name": "scan" } ],
+                  "tiers": {
+                    "free": { "scan": { "algorithm": "token_bucket", "capacity": 3, "refillTokens": 1, "refillPeriod": "1h" } },
+                    "pro":  { "scan": { "algorithm": "token_bucket", "capacity": 6, "refillTokens": 1, "refillPeriod": "1h" } }
+                  }
+                }
+                """);
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        redis.close();
+    }
+
+    @Test
+    void twoInstancesSharingOneRedisGiveEachClientOneQuota() {
+        Map<String, String> env = Map.of("REDIS_URL", redis.url(), "RATE_LIMIT_CONFIG", config.toString());
+        try (RunningExample a = RunningExample.start(Clock.system(), env); RunningExample b = RunningExample.start(Clock.system(), env)) {
+            List<String> answers = new ArrayList<>();
+            for (RunningExample instance : List.of(a, b, a, b)) {
+                HttpResponse<String> r = instance.get("/api/scan", "X-API-Key", "sk-free-shared");
+                answers.add(r.statusCode() + " r=" + r.headers().firstValue("X-RateLimit-Remaining").orElse("-"));
+            }
+            HttpResponse<String> refused = b.get("/api/scan", "X-API-Key", "sk-free-shared");
+            HttpResponse<String> otherClient = a.get("/api/scan", "X-API-Key", "sk-pro-other");
+
+            assertThat(answers).containsExactly("200 r=2", "200 r=1", "200 r=0", "429 r=0");
+            assertThat(refused.statusCode()).isEqualTo(429);
+            assertThat(Long.parseLong(refused.headers().firstValue("Retry-After").orElseThrow())).isBetween(3590L, 3600L);
+            assertThat(otherClient.statusCode()).isEqualTo(200);
+            assertThat(otherClient.headers().firstValue("X-RateLimit-Remaining")).hasValue("5");
+        }
+    }
+
+    @Test
+    void describesTheRedisStoreWithoutItsPassword() {
+        ExampleOptions options = options(Map.of("REDIS_URL", "redis://app:s3cret@127.0.0.1:" + redis.port() + "/0",
+                "RATE_LIMIT_FALLBACK_SHARE", "0.5"));
+        try (ExampleApp app = ExampleApp.create(options, Clock.system())) {
+            assertThat(app.storeDescription()).isEqualTo("Redis redis://***@127.0.0.1:" + redis.port() + "/0, shared by every "
+                    + "instance using it; while it is down: LOCAL_FALLBACK (each instance allows 0.5 of each limit)");
+        }
+    }
+
+    @Test
+    void whileRedisIsUnreachableTheFailureModeDecides() {
+        String nowhere = "redis://127.0.0.1:" + RedisServer.freePort();
+        try (RunningExample fallback = RunningExample.start(Clock.system(), Map.of("REDIS_URL", nowhere));
+             RunningExample closed = RunningExample.start(Clock.system(), Map.of("REDIS_URL", nowhere, "RATE_LIMIT_FAILURE_MODE", "FAIL_CLOSED"))) {
+            HttpResponse<String> local = fallback.get("/api/scan", "X-API-Key", "sk-free-down");
+            HttpResponse<String> refused = closed.get("/api/scan", "X-API-Key", "sk-free-down");
+
+            assertThat(local.statusCode()).isEqualTo(200);
+            assertThat(local.headers().firstValue("X-RateLimit-Remaining")).as("decided in memory").hasValue("9");
+            assertThat(refused.statusCode()).isEqualTo(503);
+            assertThat(refused.headers().firstValue("Retry-After")).isPresent();
+        }
+    }
+
+    private static ExampleOptions options(Map<String, String> env) {
+        try {
+            return ExampleOptions.parse(new String[0], env);
+        } catch (OptionException e) {
+            throw new AssertionError(e.getMessage(), e);
+        }
+    }
+}

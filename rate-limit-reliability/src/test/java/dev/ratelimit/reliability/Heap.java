@@ -15,25 +15,24 @@ final class Heap {
     }
 
     /**
-     * The least-squares slope of {@code bytes} over {@code x} (bytes per unit of x): the trend of a
-     * series of samples, insensitive to one noisy sample.
+     * The trend of a series of samples, in bytes per unit of x: the median of the slopes between every
+     * two samples (Theil-Sen), so that one sample taken while something transient was alive does not
+     * make a trend.
      */
     static double slope(double[] x, long[] bytes) {
-        int n = x.length;
-        double mx = 0;
-        double my = 0;
-        for (int i = 0; i < n; i++) {
-            mx += x[i];
-            my += bytes[i];
+        java.util.List<Double> slopes = new java.util.ArrayList<>();
+        for (int i = 0; i < x.length; i++) {
+            for (int j = i + 1; j < x.length; j++) {
+                if (x[j] != x[i]) {
+                    slopes.add((bytes[j] - bytes[i]) / (x[j] - x[i]));
+                }
+            }
         }
-        mx /= n;
-        my /= n;
-        double sxy = 0;
-        double sxx = 0;
-        for (int i = 0; i < n; i++) {
-            sxy += (x[i] - mx) * (bytes[i] - my);
-            sxx += (x[i] - mx) * (x[i] - mx);
+        if (slopes.isEmpty()) {
+            return 0;
         }
-        return sxx == 0 ? 0 : sxy / sxx;
+        java.util.Collections.sort(slopes);
+        int n = slopes.size();
+        return n % 2 == 1 ? slopes.get(n / 2) : (slopes.get(n / 2 - 1) + slopes.get(n / 2)) / 2;
     }
 }

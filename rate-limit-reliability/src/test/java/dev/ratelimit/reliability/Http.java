@@ -19,7 +19,16 @@ final class Http {
 
     /** {@code GET base+path} with {@code X-API-Key: key} (no key header when null). */
     Exchange get(int instance, URI base, String path, String key) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).timeout(TIMEOUT).GET();
+        return send(instance, "GET", base, path, key);
+    }
+
+    /** {@code method base+path} with {@code X-API-Key: key} (no key header when null); a POST carries the body {@code {}}. */
+    Exchange send(int instance, String method, URI base, String path, String key) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).timeout(TIMEOUT)
+                .method(method, method.equals("POST") ? HttpRequest.BodyPublishers.ofString("{}") : HttpRequest.BodyPublishers.noBody());
+        if (method.equals("POST")) {
+            request.header("Content-Type", "application/json");
+        }
         if (key != null) {
             request.header("X-API-Key", key);
         }

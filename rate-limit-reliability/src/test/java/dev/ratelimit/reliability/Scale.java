@@ -41,7 +41,7 @@ final class Scale {
 
     /** Distinct API keys in the in-memory key flood. */
     static int floodKeys() {
-        return LONG ? 1_000_000 : 250_000;
+        return LONG ? 1_000_000 : 150_000;
     }
 
     /** Distinct API keys in the Redis key flood (every key's TTL is then checked). */

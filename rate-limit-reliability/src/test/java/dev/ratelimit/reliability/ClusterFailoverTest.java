@@ -86,13 +86,16 @@ class ClusterFailoverTest {
                         | kill to replica promoted (cluster healthy) | %s |
                         | promoted to shared limiting on every master (probe) | %s |
                         | statuses from the kill to shared limiting | %s |
+                        | latency from the kill to shared limiting | %s |
+                        | latency before the kill | %s |
                         | 5xx or lost | %d |
                         | over-admission, whole run, keys on the killed master | %d requests in total |
                         | over-admission, whole run, keys on the other masters | %d requests in total |
                         | over-admission, worst key | %d requests over capacity + rate*T |
                         | after recovery, worst key: admitted - bound | %d |
                         """, all.size(), admittedTotal, onVictim.size(), keys.size(), Report.ms(promotedAt - killing),
-                        Report.ms(recovered - promotedAt), Faults.statuses(failover), Faults.brokenAnswers(all), victimExcess,
+                        Report.ms(recovered - promotedAt), Faults.statuses(failover), Latencies.of(failover).summary(),
+                        Latencies.of(Faults.where(all, e -> e.answeredMicros() < killing)).summary(), Faults.brokenAnswers(all), victimExcess,
                         otherExcess, worstExcess, worstAfter));
 
         assertThat(Faults.brokenAnswers(all)).as("5xx or no answer").isZero();

@@ -24,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * its limit's sustained rate, alternating between the instances, for {@link Scale#soak()}. Every
  * window, the heap after a full GC and the latency p99 are sampled. Asserted: no error (anything but
  * 200 or 429, or no answer), no client admitted more than its bound, no heap growth trend (the
- * median slope between samples after the first windows), and a p99 that stays within a few times its median.
+ * median slope between samples after the first windows), and a p99 that does not grow (the late windows' against the early
+ * windows') nor jump (the worst window's against the median).
  */
 @Tag("reliability")
 class SoakTest {
@@ -94,23 +95,36 @@ class SoakTest {
         List<long[]> steady = heap.subList(Math.max(1, heap.size() / 5), heap.size());
         double mibPerMinute = Heap.slope(steady.stream().mapToDouble(s -> s[0] / 60e6).toArray(),
                 steady.stream().mapToLong(s -> s[1]).toArray()) / 1048576.0;
-        long[] steadyP99 = p99s.subList(1, p99s.size()).stream().mapToLong(Long::longValue).sorted().toArray();
+        List<Long> afterWarmUp = p99s.subList(1, p99s.size());
+        long[] steadyP99 = afterWarmUp.stream().mapToLong(Long::longValue).sorted().toArray();
         long medianP99 = steadyP99[steadyP99.length / 2];
         long worstP99 = steadyP99[steadyP99.length - 1];
+        int third = Math.max(1, afterWarmUp.size() / 3);
+        long earlyP99 = median(afterWarmUp.subList(0, third));
+        long lateP99 = median(afterWarmUp.subList(afterWarmUp.size() - third, afterWarmUp.size()));
         double seconds = Scale.soak().toSeconds();
         Report.section("Soak: 2 instances on Redis, bundled tiers, " + clients.size() + " clients at twice their limits, "
                         + Scale.soak().toSeconds() + " s",
                 Report.fmt("Requests %d (%.0f/s): 200 %d, 429 %d, errors %d %s. Clients over their bound: %d of %d. "
-                                + "Heap trend after warm-up: %.2f MiB/min. p99 per window: median %s, worst %s.%n%n",
+                                + "Heap trend after warm-up: %.2f MiB/min. p99 per window: median %s, worst %s; median of the first third %s, "
+                                + "of the last third %s.%n%n",
                         sent, sent / seconds, admitted, rejected, errors, errorStatuses, overBound, clients.size(), mibPerMinute,
-                        Report.ms(medianP99), Report.ms(worstP99))
+                        Report.ms(medianP99), Report.ms(worstP99), Report.ms(earlyP99), Report.ms(lateP99))
                         + "| window | at | requests | latency | heap after full GC |\n|---|---|---|---|---|\n" + String.join("\n", windows));
 
         assertThat(errors).as("answers other than 200 or 429, or none: %s", errorStatuses).isZero();
         assertThat(overBound).as("clients admitted more than their bound").isZero();
         assertThat(rejected).as("at twice the limits, some are refused").isPositive();
         assertThat(mibPerMinute).as("heap trend, MiB per minute").isLessThan(MAX_MIB_PER_MINUTE);
+        // Generous: the machine is shared, so one window may catch another build's burst; a service getting
+        // slower would show in the late windows against the early ones.
+        assertThat(lateP99).as("p99 of the late windows against the early ones %s", afterWarmUp).isLessThanOrEqualTo(2 * earlyP99 + 50_000);
         assertThat(worstP99).as("worst window p99 against the median window p99 %s", Arrays.toString(steadyP99))
-                .isLessThanOrEqualTo(4 * medianP99 + 100_000);
+                .isLessThanOrEqualTo(5 * medianP99 + 250_000);
+    }
+
+    private static long median(List<Long> values) {
+        long[] sorted = values.stream().mapToLong(Long::longValue).sorted().toArray();
+        return sorted[sorted.length / 2];
     }
 }

@@ -83,11 +83,6 @@ final class ClosedLoad implements AutoCloseable {
                 .until(() -> WallClock.now() >= until && answered.get() > before);
     }
 
-    /** Answers received so far. */
-    long answered() {
-        return answered.get();
-    }
-
     /** Stops sending and waits for the requests in flight to be answered. */
     void stop() {
         running = false;

@@ -19,7 +19,6 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -244,12 +243,5 @@ class HostileInputProperties {
         return Arbitraries.oneOf(origin, origin.map(p -> "http://x" + p), origin.map(p -> p.substring(1)),
                 Arbitraries.of("*", "", "//MARKER", "/api/scan?" + "q=MARKER&x=%0d%0a"),
                 Arbitraries.integers().between(1_000, 20_000).map(n -> "/api/MARKER" + "s".repeat(n)));
-    }
-
-    /** Status counts per property so far, for the report. */
-    static Map<String, Map<Integer, Long>> answers() {
-        Map<String, Map<Integer, Long>> copy = new TreeMap<>();
-        answers.forEach((k, v) -> copy.put(k, new TreeMap<>(v)));
-        return copy;
     }
 }

@@ -130,7 +130,9 @@ class RedisKilledTest {
             long open = lines.stream().filter(l -> l.contains("circuit breaker open")).count();
             long back = lines.stream().filter(l -> l.contains(" has recovered; ")).count();
             assertThat(failing).as("%s: one line per outage, not per request: %s", instance, lines).isBetween(1L, 5L);
-            assertThat(back).as("%s: every outage logged as over", instance).isEqualTo(failing);
+            // A transient timeout in the last moments may leave one outage open when the apps stop.
+            boolean lastOpen = !lines.get(lines.size() - 1).contains(" has recovered; ");
+            assertThat(back).as("%s: every outage logged as over: %s", instance, lines).isEqualTo(lastOpen ? failing - 1 : failing);
             assertThat(open).as("%s: the breaker opens once per outage at most", instance).isLessThanOrEqualTo(failing);
             assertThat(lines).as("%s: nothing else", instance).hasSize((int) (failing + open + back));
         });

@@ -8,15 +8,15 @@ import java.time.Duration;
  * {@code limit} remembered units are younger than {@code window}.
  *
  * <p>Pick it where the count must be exact over any window (compliance, login). No burst beyond the
- * limit. State per key grows with use, up to {@code limit} timestamps: 8 bytes each in memory, about
- * 60-70 bytes each in a Redis sorted set, so the limit is capped at {@link #MAX_LIMIT}; for larger
- * limits use {@link SlidingWindowCounter}.
+ * limit. State per key grows with use, up to {@code limit} timestamps: 8 bytes each in memory; in a
+ * Redis sorted set about 37 bytes each up to 128 entries and 120-130 above (measured), so the limit
+ * is capped at {@link #MAX_LIMIT}; for larger limits use {@link SlidingWindowCounter}.
  *
  * @param limit  requests per window, {@code 1..MAX_LIMIT}
  * @param window the window length, positive, whole microseconds
  */
 public record SlidingWindowLog(long limit, Duration window) implements Policy {
-    /** The largest limit accepted: 10,000 entries is about 80 KB per client in memory, 700 KB in Redis. */
+    /** The largest limit accepted: 10,000 entries is about 80 KB per client in memory, 1.3 MB in Redis. */
     public static final long MAX_LIMIT = 10_000;
 
     /** Validates every field; see the class documentation. */

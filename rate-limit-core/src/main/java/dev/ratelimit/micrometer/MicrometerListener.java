@@ -1,0 +1,159 @@
+package dev.ratelimit.micrometer;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.DecisionEvent;
+import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.Source;
+import dev.ratelimit.StoreHealth;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
+
+/**
+ * Records what the limiter does as Micrometer meters. Register it as the filter's and the store's
+ * {@link RateLimitListener}. In Prometheus' names:
+ * <ul>
+ *   <li>{@code ratelimit_decisions_total{tier,endpoint,algorithm,outcome}}: outcome is
+ *       {@code allowed}, {@code rejected}, {@code shadow_rejected}, {@code failed_open},
+ *       {@code fallback_allowed}, {@code fallback_rejected} or {@code unavailable};</li>
+ *   <li>{@code ratelimit_near_limit_total{tier,endpoint}}: allowed with under 20% of the limit left;</li>
+ *   <li>{@code ratelimit_remaining_ratio{tier,endpoint}}: remaining / limit after each decision, a
+ *       histogram with buckets every 0.1;</li>
+ *   <li>{@code ratelimit_decision_seconds}: the whole decision (histogram, for p50/p99);</li>
+ *   <li>{@code ratelimit_store_seconds{result}}: each store call, {@code ok} or {@code error};</li>
+ *   <li>{@code ratelimit_store_errors_total};</li>
+ *   <li>{@code ratelimit_store_health{state}}: 1 for the current state ({@code up},
+ *       {@code degraded}, {@code circuit_open}), 0 for the others;</li>
+ *   <li>{@code ratelimit_tracked_keys}: when given a supplier (e.g. {@code memoryStore::trackedKeys}).</li>
+ * </ul>
+ * Meters are created once per tag combination and cached; recording a decision allocates nothing
+ * after the first.
+ */
+public final class MicrometerListener implements RateLimitListener {
+    private static final double[] RATIO_BUCKETS = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0};
+
+    private final MeterRegistry registry;
+    private final ConcurrentHashMap<String, ConcurrentHashMap<String, EndpointMeters>> byTier = new ConcurrentHashMap<>();
+    private final Timer decisionTimer;
+    private final Timer storeOk;
+    private final Timer storeError;
+    private final Counter storeErrors;
+    private final AtomicReference<StoreHealth> health = new AtomicReference<>(StoreHealth.UP);
+
+    private MicrometerListener(MeterRegistry registry, LongSupplier trackedKeys) {
+        this.registry = registry;
+        this.decisionTimer = Timer.builder("ratelimit.decision").description("Time to decide a request, store call included")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(1_000)).maximumExpectedValue(Duration.ofSeconds(1))
+                .register(registry);
+        this.storeOk = storeTimer("ok");
+        this.storeError = storeTimer("error");
+        this.storeErrors = Counter.builder("ratelimit.store.errors").description("Store calls that failed").register(registry);
+        for (StoreHealth state : StoreHealth.values()) {
+            Gauge.builder("ratelimit.store.health", health, h -> h.get() == state ? 1 : 0)
+                    .description("1 for the store's current health state")
+                    .tag("state", state.name().toLowerCase(Locale.ROOT)).register(registry);
+        }
+        if (trackedKeys != null) {
+            Gauge.builder("ratelimit.tracked.keys", trackedKeys, s -> (double) s.getAsLong())
+                    .description("Client keys currently tracked by the in-memory store").register(registry);
+        }
+    }
+
+    /** A listener recording into {@code registry}. */
+    public static MicrometerListener of(MeterRegistry registry) {
+        return new MicrometerListener(registry, null);
+    }
+
+    /** A listener that also publishes {@code trackedKeys} as the {@code ratelimit_tracked_keys} gauge. */
+    public static MicrometerListener of(MeterRegistry registry, LongSupplier trackedKeys) {
+        return new MicrometerListener(registry, trackedKeys);
+    }
+
+    private Timer storeTimer(String result) {
+        return Timer.builder("ratelimit.store").description("Time of each call to the store").tag("result", result)
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(1_000)).maximumExpectedValue(Duration.ofSeconds(1))
+                .register(registry);
+    }
+
+    @Override
+    public void onDecision(DecisionEvent event) {
+        Decision d = event.decision();
+        EndpointMeters meters = meters(event.tier(), event.endpoint());
+        meters.decisions(d.policy().algorithm(), Outcome.of(event)).increment();
+        if (d.limit() > 0 && d.source() != Source.FAIL_OPEN && d.source() != Source.FAIL_CLOSED) {
+            meters.remainingRatio.record((double) d.remaining() / d.limit());
+            if (d.allowed() && d.remaining() * 5 < d.limit()) {
+                meters.nearLimit.increment();
+            }
+        }
+        decisionTimer.record(event.decisionMicros(), TimeUnit.MICROSECONDS);
+    }
+
+    /** Looks up before creating, so the common path allocates nothing (no capturing lambda, no key). */
+    private EndpointMeters meters(String tier, String endpoint) {
+        ConcurrentHashMap<String, EndpointMeters> ofTier = byTier.get(tier);
+        if (ofTier == null) {
+            ofTier = byTier.computeIfAbsent(tier, t -> new ConcurrentHashMap<>());
+        }
+        EndpointMeters meters = ofTier.get(endpoint);
+        return meters != null ? meters : ofTier.computeIfAbsent(endpoint, e -> new EndpointMeters(tier, e));
+    }
+
+    @Override
+    public void onStoreCall(long micros, boolean ok) {
+        (ok ? storeOk : storeError).record(micros, TimeUnit.MICROSECONDS);
+    }
+
+    @Override
+    public void onStoreError(Throwable error) {
+        storeErrors.increment();
+    }
+
+    @Override
+    public void onHealthChange(StoreHealth previous, StoreHealth current) {
+        health.set(current);
+    }
+
+    /** The meters of one tier and endpoint. */
+    private final class EndpointMeters {
+        private final String tier;
+        private final String endpoint;
+        private final ConcurrentHashMap<String, Counter[]> decisions = new ConcurrentHashMap<>();
+        private final Counter nearLimit;
+        private final DistributionSummary remainingRatio;
+
+        EndpointMeters(String tier, String endpoint) {
+            this.tier = tier;
+            this.endpoint = endpoint;
+            this.nearLimit = Counter.builder("ratelimit.near.limit").description("Allowed requests that left under 20% of the limit")
+                    .tag("tier", tier).tag("endpoint", endpoint).register(registry);
+            this.remainingRatio = DistributionSummary.builder("ratelimit.remaining.ratio").description("Remaining quota / limit after a decision")
+                    .tag("tier", tier).tag("endpoint", endpoint).serviceLevelObjectives(RATIO_BUCKETS).register(registry);
+        }
+
+        Counter decisions(String algorithm, Outcome outcome) {
+            Counter[] byOutcome = decisions.get(algorithm);
+            if (byOutcome == null) {
+                byOutcome = decisions.computeIfAbsent(algorithm, a -> {
+                    Counter[] counters = new Counter[Outcome.values().length];
+                    for (Outcome o : Outcome.values()) {
+                        counters[o.ordinal()] = Counter.builder("ratelimit.decisions").description("Rate-limit decisions")
+                                .tag("tier", tier).tag("endpoint", endpoint).tag("algorithm", a).tag("outcome", o.tag)
+                                .register(registry);
+                    }
+                    return counters;
+                });
+            }
+            return byOutcome[outcome.ordinal()];
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package dev.ratelimit.store.redis;
+
+import dev.ratelimit.StoreHealth;
+
+/**
+ * Stops calling Redis while it is failing. After {@code threshold} consecutive failed calls the
+ * circuit opens: for {@code openMicros} no call is made (decisions follow the failure mode at once,
+ * instead of each waiting for a timeout). Then one call is let through as a probe; success closes
+ * the circuit, failure opens it for another period. Time is the store's local clock.
+ *
+ * <p>Health: {@code UP} while calls succeed, {@code DEGRADED} from the first failure,
+ * {@code CIRCUIT_OPEN} while open (and during the probe), {@code UP} again on the first success.
+ * The fast path (health UP) reads one volatile field and takes no lock.
+ */
+final class CircuitBreaker {
+
+    /** Told of every health change, outside the breaker's lock. */
+    interface Transitions {
+        void changed(StoreHealth previous, StoreHealth current, Throwable cause);
+    }
+
+    private final int threshold;
+    private final long openMicros;
+    private final Transitions transitions;
+
+    private volatile StoreHealth health = StoreHealth.UP;
+    private int failures;
+    private long openUntil;
+    private boolean probing;
+
+    CircuitBreaker(int threshold, long openMicros, Transitions transitions) {
+        this.threshold = threshold;
+        this.openMicros = openMicros;
+        this.transitions = transitions;
+    }
+
+    StoreHealth health() {
+        return health;
+    }
+
+    /** Whether a call may go to Redis at {@code now}; when it returns true the caller must report the outcome. */
+    boolean allowCall(long now) {
+        if (health != StoreHealth.CIRCUIT_OPEN) {
+            return true;
+        }
+        synchronized (this) {
+            if (health != StoreHealth.CIRCUIT_OPEN) {
+                return true;
+            }
+            if (probing || now < openUntil) {
+                return false;
+            }
+            probing = true;
+            return true;
+        }
+    }
+
+    void onSuccess() {
+        if (health == StoreHealth.UP) {
+            return;
+        }
+        StoreHealth previous;
+        synchronized (this) {
+            previous = health;
+            failures = 0;
+            probing = false;
+            health = StoreHealth.UP;
+        }
+        if (previous != StoreHealth.UP) {
+            transitions.changed(previous, StoreHealth.UP, null);
+        }
+    }
+
+    void onFailure(long now, Throwable cause) {
+        StoreHealth previous;
+        StoreHealth current;
+        synchronized (this) {
+            previous = health;
+            probing = false;
+            failures = failures == Integer.MAX_VALUE ? failures : failures + 1;
+            if (previous == StoreHealth.CIRCUIT_OPEN || failures >= threshold) {
+                openUntil = now + openMicros;
+                health = StoreHealth.CIRCUIT_OPEN;
+            } else {
+                health = StoreHealth.DEGRADED;
+            }
+            current = health;
+        }
+        if (previous == StoreHealth.UP && current == StoreHealth.CIRCUIT_OPEN) {
+            transitions.changed(StoreHealth.UP, StoreHealth.DEGRADED, cause);
+            transitions.changed(StoreHealth.DEGRADED, StoreHealth.CIRCUIT_OPEN, cause);
+        } else if (previous != current) {
+            transitions.changed(previous, current, cause);
+        }
+    }
+
+    /** A hint for clients told to come back later: the rest of the open period, else one period. */
+    long retryHintMicros(long now) {
+        if (health == StoreHealth.CIRCUIT_OPEN) {
+            synchronized (this) {
+                if (health == StoreHealth.CIRCUIT_OPEN && openUntil > now) {
+                    return openUntil - now;
+                }
+            }
+        }
+        return openMicros;
+    }
+}

@@ -1,0 +1,166 @@
+package dev.ratelimit.store.redis;
+
+import org.apache.commons.pool2.impl.GenericObjectPool;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionPool;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.RedisSentinelClient;
+import redis.clients.jedis.SslOptions;
+import redis.clients.jedis.UnifiedJedis;
+
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * The Jedis client behind a store, created on first use rather than at start-up: a cluster or
+ * sentinel client must reach a node to be created at all, and an application should start (and
+ * follow its failure mode) while Redis is down. Creation is retried by later calls until it works.
+ *
+ * <p>Timeouts bound every wait: connecting, reading a reply, and borrowing a pooled connection
+ * (at most the read timeout). A cluster call tries at most three times (one MOVED or ASK
+ * redirection and one retry) within twice the connect plus read timeout.
+ */
+final class Connections implements AutoCloseable {
+    private static final int CLUSTER_ATTEMPTS = 3;
+
+    private final Supplier<UnifiedJedis> factory;
+    private final boolean owned;
+    private volatile UnifiedJedis client;
+    private volatile boolean closed;
+
+    private Connections(Supplier<UnifiedJedis> factory, UnifiedJedis client, boolean owned) {
+        this.factory = factory;
+        this.client = client;
+        this.owned = owned;
+    }
+
+    /** Connections the store creates from {@code url} and closes with itself. */
+    static Connections of(RedisUrl url, Duration connectTimeout, Duration readTimeout, int poolSize, SslOptions ssl) {
+        return new Connections(() -> create(url, connectTimeout, readTimeout, poolSize, ssl), null, true);
+    }
+
+    /** A client the caller made and keeps: the store never closes it. */
+    static Connections wrap(UnifiedJedis client) {
+        return new Connections(() -> client, client, false);
+    }
+
+    /** The client, creating it if needed; throws whatever creating it throws. */
+    UnifiedJedis client() {
+        UnifiedJedis c = client;
+        if (c != null) {
+            return c;
+        }
+        synchronized (this) {
+            if (closed) {
+                throw new IllegalStateException("the Redis store is closed");
+            }
+            if (client == null) {
+                client = factory.get();
+            }
+            return client;
+        }
+    }
+
+    /**
+     * Drops idle pooled connections after a connection failure: after a Redis restart every idle
+     * connection is dead, and without this each would fail one request before the pool noticed.
+     */
+    void dropIdleConnections() {
+        UnifiedJedis c = client;
+        if (c instanceof RedisClient single) {
+            clear(single.getPool());
+        } else if (c instanceof RedisClusterClient cluster) {
+            for (ConnectionPool pool : cluster.getClusterNodes().values()) {
+                clear(pool);
+            }
+        } else if (c instanceof RedisSentinelClient sentinel) {
+            for (Object pool : sentinel.getPrimaryNodesConnectionMap().values()) {
+                if (pool instanceof GenericObjectPool<?> p) {
+                    clear(p);
+                }
+            }
+        }
+    }
+
+    private static void clear(GenericObjectPool<?> pool) {
+        try {
+            pool.clear();
+        } catch (RuntimeException ignored) {
+            // best effort: a pool being closed or rebuilt needs no clearing
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        if (owned && client != null) {
+            client.close();
+        }
+        client = null;
+    }
+
+    private static UnifiedJedis create(RedisUrl url, Duration connectTimeout, Duration readTimeout, int poolSize,
+                                       SslOptions ssl) {
+        DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis(millis(connectTimeout))
+                .socketTimeoutMillis(millis(readTimeout))
+                .clientName("rate-limit")
+                .resp2()
+                .user(url.user())
+                .password(url.password());
+        if (url.tls()) {
+            config.sslOptions(ssl != null ? ssl : SslOptions.defaults());
+        }
+        GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
+        pool.setMaxTotal(poolSize);
+        pool.setMaxIdle(poolSize);
+        pool.setMinIdle(0);
+        pool.setBlockWhenExhausted(true);
+        pool.setMaxWait(readTimeout);
+        pool.setJmxEnabled(false);
+        Set<HostAndPort> nodes = new LinkedHashSet<>();
+        for (RedisUrl.Node node : url.nodes()) {
+            nodes.add(new HostAndPort(node.host(), node.port()));
+        }
+        return switch (url.kind()) {
+            case STANDALONE -> RedisClient.builder()
+                    .hostAndPort(nodes.iterator().next())
+                    .clientConfig(config.database(url.database()).build())
+                    .poolConfig(pool)
+                    .build();
+            case CLUSTER -> RedisClusterClient.builder()
+                    .nodes(nodes)
+                    .clientConfig(config.build())
+                    .poolConfig(pool)
+                    .maxAttempts(CLUSTER_ATTEMPTS)
+                    .maxTotalRetriesDuration(connectTimeout.plus(readTimeout).multipliedBy(2))
+                    .build();
+            case SENTINEL -> {
+                JedisClientConfig sentinelConfig = DefaultJedisClientConfig.builder()
+                        .connectionTimeoutMillis(millis(connectTimeout))
+                        .socketTimeoutMillis(millis(readTimeout))
+                        .clientName("rate-limit-sentinel")
+                        .resp2()
+                        .build();
+                yield RedisSentinelClient.builder()
+                        .masterName(url.master())
+                        .sentinels(nodes)
+                        .clientConfig(config.database(url.database()).build())
+                        .sentinelClientConfig(sentinelConfig)
+                        .poolConfig(pool)
+                        .build();
+            }
+        };
+    }
+
+    private static int millis(Duration d) {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, d.toMillis()));
+    }
+}

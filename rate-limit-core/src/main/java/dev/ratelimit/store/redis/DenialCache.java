@@ -1,0 +1,79 @@
+package dev.ratelimit.store.redis;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.Source;
+import dev.ratelimit.Verdict;
+
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * Remembers, per client of one limit, that Redis rejected a request of some cost with a retry-after
+ * of R, so that further requests of that cost or more are rejected here, without a Redis call, until
+ * {@code sentAt + R}. {@code sentAt} is this instance's clock when the rejected request was sent, before
+ * Redis decided it, so the cached denial can only end early, never late: nobody can give a client
+ * its tokens back early, and a larger cost never passes sooner than a smaller one.
+ *
+ * <p>Bounded and lock-free: a fixed table of {@value #SLOTS} slots, two candidate slots per client
+ * hash; a new denial replaces an expired one, else the one expiring first. Only client hashes are
+ * kept, never raw keys.
+ */
+final class DenialCache {
+    static final int SLOTS = 4096;
+
+    private record Denial(String clientHash, long cost, long sentAt, long until, Decision decision) {
+    }
+
+    private final AtomicReferenceArray<Denial> slots = new AtomicReferenceArray<>(SLOTS);
+    private final long maxCacheableCost;
+
+    /** @param maxCacheableCost the smallest policy limit: a larger cost is never passable and is asked of Redis */
+    DenialCache(long maxCacheableCost) {
+        this.maxCacheableCost = maxCacheableCost;
+    }
+
+    /** The cached rejection of {@code cost} for this client at {@code now}, or null to ask Redis. */
+    Decision lookup(String clientHash, long cost, long now) {
+        if (cost > maxCacheableCost) {
+            return null;
+        }
+        int first = first(clientHash);
+        Denial d = slots.get(first);
+        if (d == null || !d.clientHash.equals(clientHash)) {
+            d = slots.get(first ^ 1);
+            if (d == null || !d.clientHash.equals(clientHash)) {
+                return null;
+            }
+        }
+        if (now >= d.until || cost < d.cost) {
+            return null;
+        }
+        Decision r = d.decision;
+        long elapsed = Math.max(0, now - d.sentAt);
+        return new Decision(Verdict.REJECTED, Source.DENIAL_CACHE, r.policy(), r.limit(), r.remaining(),
+                Math.max(d.until - now, r.resetAfterMicros() - elapsed), d.until - now);
+    }
+
+    /** Records Redis' rejection {@code decision} of {@code cost}, a request sent at {@code sentAt}. */
+    void remember(String clientHash, long cost, long sentAt, Decision decision) {
+        if (decision.verdict() != Verdict.REJECTED || decision.retryAfterMicros() <= 0 || cost > maxCacheableCost) {
+            return;
+        }
+        Denial denial = new Denial(clientHash, cost, sentAt, sentAt + decision.retryAfterMicros(), decision);
+        int first = first(clientHash);
+        Denial a = slots.get(first);
+        Denial b = slots.get(first ^ 1);
+        int slot;
+        if (a == null || a.clientHash.equals(clientHash)) {
+            slot = first;
+        } else if (b == null || b.clientHash.equals(clientHash)) {
+            slot = first ^ 1;
+        } else {
+            slot = a.until <= b.until ? first : first ^ 1;
+        }
+        slots.set(slot, denial);
+    }
+
+    private static int first(String clientHash) {
+        return (clientHash.hashCode() * 0x9E3779B9 >>> 20) & (SLOTS - 1);
+    }
+}

@@ -1,0 +1,202 @@
+package dev.ratelimit.store.redis;
+
+import dev.ratelimit.Clock;
+import dev.ratelimit.Decision;
+import dev.ratelimit.Limit;
+import dev.ratelimit.Policy;
+import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Source;
+import dev.ratelimit.Verdict;
+import redis.clients.jedis.exceptions.JedisClusterOperationException;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+
+import java.util.function.Supplier;
+
+/**
+ * One limit on Redis. A decision is, in order: the denial cache (no Redis call while a client is
+ * known to be denied), the circuit breaker (no Redis call while it is open), one script call
+ * (retried once on a fresh connection if it failed fast, as a connection broken by a Redis restart
+ * does; never after a timeout), and, if that fails or is not made, the failure mode. Nothing but {@link IllegalArgumentException} for a
+ * cost below 1 leaves {@link #tryAcquire}.
+ */
+final class RedisRateLimiter implements RateLimiter {
+    private final ScriptLimit script;
+    private final RedisStore.Settings settings;
+    private final DenialCache denials;
+    private final Supplier<RateLimiter> fallback;
+    private final Policy first;
+
+    RedisRateLimiter(Limit limit, RedisStore.Settings settings, Supplier<RateLimiter> fallback) {
+        this.script = new ScriptLimit(settings.keyPrefix(), limit);
+        this.settings = settings;
+        this.fallback = fallback;
+        long smallest = Long.MAX_VALUE;
+        for (Policy p : limit.policies()) {
+            smallest = Math.min(smallest, p.limit());
+        }
+        this.denials = settings.denialCache() ? new DenialCache(smallest) : null;
+        this.first = limit.policies().get(0);
+    }
+
+    @Override
+    public Limit limit() {
+        return script.limit();
+    }
+
+    @Override
+    public Decision tryAcquire(String key, long cost) {
+        if (cost < 1) {
+            throw new IllegalArgumentException("cost must be >= 1, was " + cost);
+        }
+        if (key == null) {
+            throw new IllegalArgumentException("key must not be null");
+        }
+        String client = ClientHash.of(key);
+        Clock clock = settings.clock();
+        long sentAt = clock.nowMicros();
+        try {
+            if (denials != null) {
+                Decision cached = denials.lookup(client, cost, sentAt);
+                if (cached != null) {
+                    return cached;
+                }
+            }
+            if (!settings.breaker().allowCall(sentAt)) {
+                return whenUnavailable(client, cost, sentAt);
+            }
+        } catch (RuntimeException unexpected) {
+            return whenUnavailable(client, cost, sentAt);
+        }
+        long[] reply;
+        try {
+            reply = call(client, cost, sentAt);
+        } catch (RuntimeException e) {
+            long failedAt = clock.nowMicros();
+            if (isConnectionFailure(e) && !isTimeout(e)) {
+                // Failed fast, not by a timeout: most likely a pooled connection that died with a
+                // Redis restart. Drop the idle ones and try once more on a fresh connection.
+                settings.connections().dropIdleConnections();
+                try {
+                    reply = call(client, cost, sentAt);
+                } catch (RuntimeException again) {
+                    failedAt = clock.nowMicros();
+                    failed(again, failedAt - sentAt, failedAt);
+                    return whenUnavailable(client, cost, failedAt);
+                }
+            } else {
+                failed(e, failedAt - sentAt, failedAt);
+                return whenUnavailable(client, cost, failedAt);
+            }
+        }
+        try {
+            settings.breaker().onSuccess();
+            if (settings.listener() != RateLimitListener.NONE) {
+                settings.listener().onStoreCall(clock.nowMicros() - sentAt, true);
+            }
+        } catch (RuntimeException listenerFailed) {
+            // a listener must not change the decision
+        }
+        Decision decision = toDecision(reply);
+        if (denials != null && decision.verdict() == Verdict.REJECTED) {
+            denials.remember(client, cost, sentAt, decision);
+        }
+        return decision;
+    }
+
+    private long[] call(String client, long cost, long sentAt) {
+        String now = settings.timeFromClock() ? Long.toString(sentAt) : ScriptLimit.REDIS_TIME;
+        return DecisionScript.run(settings.connections().client(), script.keys(client),
+                script.args(now, cost, settings.ttlSlackMillis()));
+    }
+
+    private Decision toDecision(long[] reply) {
+        Verdict verdict = switch ((int) reply[0]) {
+            case 0 -> Verdict.ALLOWED;
+            case 1 -> Verdict.REJECTED;
+            default -> Verdict.COST_EXCEEDS_LIMIT;
+        };
+        Policy policy = script.limit().policies().get((int) reply[1]);
+        return new Decision(verdict, Source.STORE, policy, policy.limit(), reply[2], reply[3], reply[4]);
+    }
+
+    private void failed(RuntimeException e, long micros, long now) {
+        try {
+            if (isConnectionFailure(e)) {
+                settings.connections().dropIdleConnections();
+            }
+            settings.breaker().onFailure(now, e);
+            RateLimitListener listener = settings.listener();
+            if (listener != RateLimitListener.NONE) {
+                listener.onStoreCall(micros, false);
+                listener.onStoreError(e);
+            }
+        } catch (RuntimeException ignored) {
+            // reporting a failure must not fail the request
+        }
+    }
+
+    private static boolean isConnectionFailure(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof JedisConnectionException || t instanceof JedisClusterOperationException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isTimeout(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.net.SocketTimeoutException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The decision when Redis did not decide: the configured failure mode. */
+    private Decision whenUnavailable(String client, long cost, long now) {
+        Limit limit = script.limit();
+        for (Policy p : limit.policies()) {
+            if (cost > p.limit()) {
+                // Never passable whatever Redis holds: say so rather than "retry later".
+                return new Decision(Verdict.COST_EXCEEDS_LIMIT, modeSource(), p, p.limit(), p.limit(), 0, Decision.NEVER);
+            }
+        }
+        long hint = Math.max(1, settings.breaker().retryHintMicros(now));
+        return switch (settings.failureMode()) {
+            case FAIL_OPEN -> new Decision(Verdict.ALLOWED, Source.FAIL_OPEN, first, first.limit(), first.limit(), 0, 0);
+            case FAIL_CLOSED -> new Decision(Verdict.STORE_UNAVAILABLE, Source.FAIL_CLOSED, first, first.limit(), 0, 0, hint);
+            case LOCAL_FALLBACK -> local(client, cost, hint);
+        };
+    }
+
+    private Decision local(String client, long cost, long hint) {
+        Decision d;
+        try {
+            d = fallback.get().tryAcquire(client, cost);
+        } catch (RuntimeException e) {
+            return new Decision(Verdict.STORE_UNAVAILABLE, Source.LOCAL_FALLBACK, first, first.limit(), 0, 0, hint);
+        }
+        if (d.verdict() == Verdict.COST_EXCEEDS_LIMIT) {
+            // Only this instance's share is too small for the cost; it passes once Redis is back.
+            return new Decision(Verdict.REJECTED, Source.LOCAL_FALLBACK, d.policy(), d.limit(), d.remaining(),
+                    d.resetAfterMicros(), hint);
+        }
+        return new Decision(d.verdict(), Source.LOCAL_FALLBACK, d.policy(), d.limit(), d.remaining(),
+                d.resetAfterMicros(), d.retryAfterMicros());
+    }
+
+    private Source modeSource() {
+        return switch (settings.failureMode()) {
+            case FAIL_OPEN -> Source.FAIL_OPEN;
+            case FAIL_CLOSED -> Source.FAIL_CLOSED;
+            case LOCAL_FALLBACK -> Source.LOCAL_FALLBACK;
+        };
+    }
+
+    @Override
+    public String toString() {
+        return "RedisRateLimiter[" + script.limit().name() + ", failureMode=" + settings.failureMode() + "]";
+    }
+}

@@ -1,0 +1,349 @@
+package dev.ratelimit.store.redis;
+
+import dev.ratelimit.Clock;
+import dev.ratelimit.Durations;
+import dev.ratelimit.FailureMode;
+import dev.ratelimit.InvalidConfigurationException;
+import dev.ratelimit.Limit;
+import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.StoreHealth;
+import dev.ratelimit.store.memory.MemoryStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.SslOptions;
+import redis.clients.jedis.UnifiedJedis;
+
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * Keeps limit state in Redis, so that every instance of a service shares each client's quota.
+ *
+ * <p>Each decision is one atomic Lua script call (EVALSHA), timed by the Redis server's clock
+ * ({@code TIME}), with the same decisions as the in-memory store for the same sequence of requests.
+ * Every key expires once forgetting it changes nothing; client ids are hashed before they become
+ * part of a key. Single node, Redis Cluster (a limit's keys for one client share a hash tag) and
+ * Sentinel are chosen by the URL:
+ *
+ * <pre>{@code
+ * RedisStore store = RedisStore.builder()
+ *         .url("redis://:secret@redis.internal:6379/0")   // or redis-cluster://h1:7000,h2:7000
+ *         .failureMode(FailureMode.LOCAL_FALLBACK)       // the default
+ *         .fallbackShare(1.0 / 4)                         // 4 instances: each enforces 1/4 alone
+ *         .build();
+ * RateLimiter login = store.limiter(Limit.of("login", Policy.fixedWindow(5, Duration.ofMinutes(1))));
+ * Decision d = login.tryAcquire("ip:203.0.113.7");
+ * }</pre>
+ *
+ * <p>When Redis fails (refused, timed out after the read timeout, or its circuit breaker open), no
+ * exception reaches the caller: the decision follows the {@link FailureMode}. A local denial cache
+ * answers repeat requests of a client that Redis has just denied, without a Redis call, until the
+ * earliest moment they could pass. See {@code docs/redis.md} for keys, memory and operations.
+ */
+public final class RedisStore implements RateLimitStore {
+    private static final Logger LOG = LoggerFactory.getLogger(RedisStore.class);
+    /** TTL slack when decisions are timed by a manual clock that may run slower than Redis' own. */
+    private static final long CLOCK_MODE_TTL_SLACK_MILLIS = 600_000;
+
+    /** What every limiter of one store shares. */
+    record Settings(String keyPrefix, Clock clock, boolean timeFromClock, long ttlSlackMillis, boolean denialCache,
+                    FailureMode failureMode, RateLimitListener listener, CircuitBreaker breaker, Connections connections) {
+    }
+
+    private final Settings settings;
+    private final String description;
+    private final double fallbackShare;
+    private final ConcurrentMap<String, RedisRateLimiter> limiters = new ConcurrentHashMap<>();
+    private volatile MemoryStore fallbackStore;
+
+    private RedisStore(Builder b, Connections connections, String description) {
+        this.description = description;
+        this.fallbackShare = b.fallbackShare;
+        RateLimitListener listener = b.listener;
+        FailureMode mode = b.failureMode;
+        CircuitBreaker breaker = new CircuitBreaker(b.breakerFailures, Durations.toMicros(b.breakerOpenFor),
+                (previous, current, cause) -> healthChanged(listener, mode, previous, current, cause));
+        this.settings = new Settings(b.keyPrefix, b.clock, b.timeFromClock,
+                b.timeFromClock ? CLOCK_MODE_TTL_SLACK_MILLIS : 0, b.denialCache, mode, listener, breaker, connections);
+    }
+
+    /** A builder; {@link Builder#url} (or {@link Builder#client}) is required. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The store's health: whether Redis answers, fails, or is skipped by the open circuit breaker. */
+    public StoreHealth health() {
+        return settings.breaker().health();
+    }
+
+    /** A limiter for {@code limit}; limiters of equal limits (same name and policies) share state. */
+    @Override
+    public RateLimiter limiter(Limit limit) {
+        return limiters.computeIfAbsent(limit.name() + '/' + limit.fingerprint(),
+                id -> new RedisRateLimiter(limit, settings, () -> fallbackLimiter(limit)));
+    }
+
+    /** Closes the Redis connections this store opened (not a client passed to {@link Builder#client}). */
+    @Override
+    public void close() {
+        settings.connections().close();
+    }
+
+    private RateLimiter fallbackLimiter(Limit limit) {
+        MemoryStore store = fallbackStore;
+        if (store == null) {
+            synchronized (this) {
+                if (fallbackStore == null) {
+                    fallbackStore = MemoryStore.builder().clock(settings.clock()).build();
+                }
+                store = fallbackStore;
+            }
+        }
+        return store.limiter(FallbackLimits.scale(limit, fallbackShare));
+    }
+
+    private void healthChanged(RateLimitListener listener, FailureMode mode, StoreHealth previous, StoreHealth current,
+                               Throwable cause) {
+        // One line when an outage starts, one when the breaker opens, one when it ends: never per request.
+        if (previous == StoreHealth.UP) {
+            LOG.warn("Redis store {} is failing; deciding by failure mode {} until it recovers: {}",
+                    description, mode, describe(cause));
+        } else if (current == StoreHealth.CIRCUIT_OPEN) {
+            LOG.warn("Redis store {}: circuit breaker open, Redis is probed again after the open period", description);
+        } else if (current == StoreHealth.UP) {
+            LOG.info("Redis store {} has recovered; decisions are shared again", description);
+        }
+        if (listener != RateLimitListener.NONE) {
+            try {
+                listener.onHealthChange(previous, current);
+            } catch (RuntimeException ignored) {
+                // a listener must not break the store
+            }
+        }
+    }
+
+    /** An exception as one log-safe line: no CR/LF, bounded length. */
+    static String describe(Throwable cause) {
+        if (cause == null) {
+            return "no cause";
+        }
+        String text = cause.getClass().getSimpleName() + ": " + cause.getMessage();
+        Throwable root = cause;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        if (root != cause) {
+            text += " (caused by " + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
+        }
+        text = text.replaceAll("[\\r\\n\\p{Cntrl}]", " ");
+        return text.length() > 300 ? text.substring(0, 300) + "..." : text;
+    }
+
+    @Override
+    public String toString() {
+        return "RedisStore[" + description + ", failureMode=" + settings.failureMode() + ", health=" + health() + "]";
+    }
+
+    /**
+     * Options of a {@link RedisStore}. Each setter validates its argument and throws an
+     * {@link InvalidConfigurationException} naming the field and the bad value.
+     */
+    public static final class Builder {
+        /** Default connect and read timeouts. */
+        public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);
+        /** Default consecutive failures that open the circuit breaker. */
+        public static final int DEFAULT_BREAKER_FAILURES = 5;
+        /** Default time the circuit breaker stays open before one probe call. */
+        public static final Duration DEFAULT_BREAKER_OPEN_FOR = Duration.ofSeconds(1);
+        /** Default connections per Redis node. */
+        public static final int DEFAULT_POOL_SIZE = 16;
+        private static final Duration MAX_TIMEOUT = Duration.ofSeconds(60);
+
+        private String url;
+        private RedisUrl parsedUrl;
+        private UnifiedJedis client;
+        private String keyPrefix = "rl:";
+        private FailureMode failureMode = FailureMode.LOCAL_FALLBACK;
+        private double fallbackShare = 1.0;
+        private Duration connectTimeout = DEFAULT_TIMEOUT;
+        private Duration readTimeout = DEFAULT_TIMEOUT;
+        private boolean denialCache = true;
+        private int breakerFailures = DEFAULT_BREAKER_FAILURES;
+        private Duration breakerOpenFor = DEFAULT_BREAKER_OPEN_FOR;
+        private RateLimitListener listener = RateLimitListener.NONE;
+        private Clock clock = Clock.system();
+        private boolean timeFromClock;
+        private int poolSize = DEFAULT_POOL_SIZE;
+        private SslOptions sslOptions;
+
+        private Builder() {
+        }
+
+        /**
+         * Where Redis is: {@code redis://[user:password@]host:port[/db]}, {@code rediss://} for TLS,
+         * {@code redis-cluster://[user:password@]host1:port1,host2:port2} (or {@code rediss-cluster://}),
+         * {@code redis-sentinel://[user:password@]host1:port1,host2:port2/masterName[/db]}.
+         */
+        public Builder url(String url) {
+            this.parsedUrl = RedisUrl.parse(url);
+            this.url = url;
+            return this;
+        }
+
+        /**
+         * A Jedis client you created and close yourself, instead of {@link #url}: for tests or a custom
+         * set-up. The timeout, pool and TLS options then do not apply.
+         */
+        public Builder client(UnifiedJedis client) {
+            if (client == null) {
+                throw new InvalidConfigurationException("client", "must not be null");
+            }
+            this.client = client;
+            return this;
+        }
+
+        /** Prepended to every key (default {@code rl:}): up to 64 printable characters, no spaces or braces. */
+        public Builder keyPrefix(String prefix) {
+            if (prefix == null || prefix.length() > 64 || !prefix.matches("[\\x21-\\x7A\\x7C\\x7E]*")) {
+                throw new InvalidConfigurationException("keyPrefix", "must be at most 64 printable ASCII characters"
+                        + " without spaces or braces (braces would break Redis Cluster hash tags), was "
+                        + (prefix == null ? "null" : "\"" + prefix.replaceAll("\\p{Cntrl}", "?") + "\""));
+            }
+            this.keyPrefix = prefix;
+            return this;
+        }
+
+        /** What to decide while Redis is unavailable (default {@link FailureMode#LOCAL_FALLBACK}). */
+        public Builder failureMode(FailureMode mode) {
+            if (mode == null) {
+                throw new InvalidConfigurationException("failureMode", "must not be null");
+            }
+            this.failureMode = mode;
+            return this;
+        }
+
+        /**
+         * This instance's share of each limit under {@link FailureMode#LOCAL_FALLBACK}, in (0, 1]
+         * (default 1.0): with N instances, 1/N keeps the total near the limit while Redis is down.
+         */
+        public Builder fallbackShare(double share) {
+            if (!(share > 0 && share <= 1)) {
+                throw new InvalidConfigurationException("fallbackShare", "must be in (0, 1], was " + share);
+            }
+            this.fallbackShare = share;
+            return this;
+        }
+
+        /** How long to wait for a connection to Redis (default 100 ms; 1 ms to 60 s). */
+        public Builder connectTimeout(Duration d) {
+            this.connectTimeout = timeout("connectTimeout", d);
+            return this;
+        }
+
+        /** How long to wait for a reply, and for a free pooled connection (default 100 ms; 1 ms to 60 s). */
+        public Builder readTimeout(Duration d) {
+            this.readTimeout = timeout("readTimeout", d);
+            return this;
+        }
+
+        /** Whether to answer repeat requests of a denied client locally until they could pass (default true). */
+        public Builder denialCache(boolean enabled) {
+            this.denialCache = enabled;
+            return this;
+        }
+
+        /**
+         * Opens the circuit after {@code consecutiveFailures} failed calls in a row (default 5) and keeps
+         * it open for {@code openFor} (default 1 s) before one probe call.
+         */
+        public Builder circuitBreaker(int consecutiveFailures, Duration openFor) {
+            if (consecutiveFailures < 1) {
+                throw new InvalidConfigurationException("circuitBreaker.consecutiveFailures",
+                        "must be >= 1, was " + consecutiveFailures);
+            }
+            if (openFor == null || openFor.isNegative() || openFor.isZero() || openFor.compareTo(Duration.ofHours(1)) > 0) {
+                throw new InvalidConfigurationException("circuitBreaker.openFor",
+                        "must be positive and at most PT1H, was " + openFor);
+            }
+            this.breakerFailures = consecutiveFailures;
+            this.breakerOpenFor = openFor;
+            return this;
+        }
+
+        /** Hears store calls, errors and health changes (default {@link RateLimitListener#NONE}). */
+        public Builder listener(RateLimitListener listener) {
+            if (listener == null) {
+                throw new InvalidConfigurationException("listener", "must not be null (use RateLimitListener.NONE)");
+            }
+            this.listener = listener;
+            return this;
+        }
+
+        /** Local time for the denial cache, the circuit breaker and the fallback store (default {@link Clock#system()}). */
+        public Builder clock(Clock clock) {
+            if (clock == null) {
+                throw new InvalidConfigurationException("clock", "must not be null");
+            }
+            this.clock = clock;
+            return this;
+        }
+
+        /**
+         * For tests only: decisions are timed by {@link #clock} instead of Redis {@code TIME}, so a
+         * manual clock drives them (as in the store contract test). Never in production: instances
+         * with skewed clocks would disagree.
+         */
+        public Builder timeFromClock(boolean enabled) {
+            this.timeFromClock = enabled;
+            return this;
+        }
+
+        /** Pooled connections per Redis node (default 16; 1 to 1024). */
+        public Builder poolSize(int size) {
+            if (size < 1 || size > 1024) {
+                throw new InvalidConfigurationException("poolSize", "must be in 1..1024, was " + size);
+            }
+            this.poolSize = size;
+            return this;
+        }
+
+        /**
+         * TLS settings for {@code rediss://} URLs, e.g. a trust store with a private CA
+         * (default {@code SslOptions.defaults()}: the JVM's trust store, full verification).
+         */
+        public Builder sslOptions(SslOptions options) {
+            if (options == null) {
+                throw new InvalidConfigurationException("sslOptions", "must not be null");
+            }
+            this.sslOptions = options;
+            return this;
+        }
+
+        /** The store. Connections are opened on first use, so it builds while Redis is down. */
+        public RedisStore build() {
+            if (client != null && parsedUrl != null) {
+                throw new InvalidConfigurationException("client", "set either url or client, not both; url was "
+                        + RedisUrl.mask(url));
+            }
+            if (client == null && parsedUrl == null) {
+                throw new InvalidConfigurationException("url", "must be set (or pass a client), was null");
+            }
+            if (client != null) {
+                return new RedisStore(this, Connections.wrap(client), "(client " + client.getClass().getSimpleName() + ")");
+            }
+            return new RedisStore(this, Connections.of(parsedUrl, connectTimeout, readTimeout, poolSize, sslOptions),
+                    parsedUrl.toString());
+        }
+
+        private static Duration timeout(String field, Duration d) {
+            if (d == null || d.toMillis() < 1 || d.compareTo(MAX_TIMEOUT) > 0) {
+                throw new InvalidConfigurationException(field, "must be between 1 ms and 60 s, was " + d);
+            }
+            return d;
+        }
+    }
+}

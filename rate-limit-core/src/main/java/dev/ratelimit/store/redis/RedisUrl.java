@@ -1,0 +1,226 @@
+package dev.ratelimit.store.redis;
+
+import dev.ratelimit.InvalidConfigurationException;
+
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A parsed Redis URL: where Redis is, how to log in, and which topology it has.
+ *
+ * <pre>
+ * redis://[user:password@]host[:port][/db]                     one node (port 6379, db 0 by default)
+ * rediss://...                                                   the same over TLS
+ * redis-cluster://[user:password@]host1:port1,host2:port2,...    Redis Cluster, from any seed nodes
+ * rediss-cluster://...                                           the same over TLS
+ * redis-sentinel://[user:password@]host1:port1,host2:port2/masterName[/db]
+ * </pre>
+ * User and password may be percent-encoded; {@code :password@} alone (no user) logs in as the default
+ * user. An IPv6 host is written in brackets, {@code [::1]:6379}. Errors name the URL with its
+ * password masked.
+ *
+ * @param kind      the topology
+ * @param tls       whether connections use TLS
+ * @param user      the ACL user, or null
+ * @param password  the password, or null
+ * @param nodes     the node (one), the cluster seed nodes, or the sentinels
+ * @param database  the database number (always 0 for a cluster)
+ * @param master    the sentinel master name, or null
+ */
+record RedisUrl(Kind kind, boolean tls, String user, String password, List<Node> nodes, int database, String master) {
+
+    /** The topology a URL names. */
+    enum Kind { STANDALONE, CLUSTER, SENTINEL }
+
+    /** One host and port. */
+    record Node(String host, int port) {
+        @Override
+        public String toString() {
+            return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+        }
+    }
+
+    private static final int DEFAULT_PORT = 6379;
+    private static final int DEFAULT_SENTINEL_PORT = 26379;
+
+    /** Parses {@code url}; the exception names the field {@code url} and the masked value. */
+    static RedisUrl parse(String url) {
+        if (url == null || url.isBlank()) {
+            throw new InvalidConfigurationException("url", "must be set, was " + (url == null ? "null" : "\"\""));
+        }
+        int schemeEnd = url.indexOf("://");
+        if (schemeEnd < 0) {
+            throw bad(url, "must start with redis://, rediss://, redis-cluster://, rediss-cluster:// or redis-sentinel://");
+        }
+        String scheme = url.substring(0, schemeEnd).toLowerCase(Locale.ROOT);
+        Kind kind;
+        boolean tls;
+        switch (scheme) {
+            case "redis" -> { kind = Kind.STANDALONE; tls = false; }
+            case "rediss" -> { kind = Kind.STANDALONE; tls = true; }
+            case "redis-cluster" -> { kind = Kind.CLUSTER; tls = false; }
+            case "rediss-cluster" -> { kind = Kind.CLUSTER; tls = true; }
+            case "redis-sentinel" -> { kind = Kind.SENTINEL; tls = false; }
+            default -> throw bad(url, "has an unknown scheme \"" + scheme
+                    + "\"; use redis, rediss, redis-cluster, rediss-cluster or redis-sentinel");
+        }
+        String rest = url.substring(schemeEnd + 3);
+        if (rest.indexOf('?') >= 0 || rest.indexOf('#') >= 0) {
+            throw bad(url, "must not have a query or fragment; set options on the builder");
+        }
+        String user = null;
+        String password = null;
+        int at = rest.lastIndexOf('@');
+        if (at >= 0) {
+            String userInfo = rest.substring(0, at);
+            rest = rest.substring(at + 1);
+            int colon = userInfo.indexOf(':');
+            if (colon < 0) {
+                throw bad(url, "must write credentials as user:password@ or :password@");
+            }
+            user = colon == 0 ? null : decode(url, userInfo.substring(0, colon));
+            password = decode(url, userInfo.substring(colon + 1));
+        }
+        int slash = rest.indexOf('/');
+        String hostList = slash < 0 ? rest : rest.substring(0, slash);
+        String path = slash < 0 ? "" : rest.substring(slash + 1);
+        int defaultPort = kind == Kind.SENTINEL ? DEFAULT_SENTINEL_PORT : DEFAULT_PORT;
+        List<Node> nodes = new ArrayList<>();
+        for (String hostPort : hostList.split(",", -1)) {
+            nodes.add(node(url, hostPort, defaultPort));
+        }
+        if (kind == Kind.STANDALONE && nodes.size() > 1) {
+            throw bad(url, "names " + nodes.size() + " hosts; list several only with redis-cluster:// or redis-sentinel://");
+        }
+        String[] segments = path.isEmpty() ? new String[0] : path.split("/", -1);
+        int database = 0;
+        String master = null;
+        switch (kind) {
+            case STANDALONE -> {
+                if (segments.length > 1) {
+                    throw bad(url, "must have at most one path segment, the database number");
+                }
+                database = segments.length == 1 ? database(url, segments[0]) : 0;
+            }
+            case CLUSTER -> {
+                if (segments.length > 0) {
+                    throw bad(url, "must not name a database: Redis Cluster has only database 0");
+                }
+            }
+            case SENTINEL -> {
+                if (segments.length == 0 || segments.length > 2 || segments[0].isEmpty()) {
+                    throw bad(url, "must name the master: redis-sentinel://host:port,.../masterName[/db]");
+                }
+                master = decode(url, segments[0]);
+                database = segments.length == 2 ? database(url, segments[1]) : 0;
+            }
+        }
+        return new RedisUrl(kind, tls, user, password, List.copyOf(nodes), database, master);
+    }
+
+    /** {@code url} with any password replaced by {@code ***}, safe to log and to put in messages. */
+    static String mask(String url) {
+        if (url == null) {
+            return "null";
+        }
+        int schemeEnd = url.indexOf("://");
+        int at = url.lastIndexOf('@');
+        String shown = url;
+        if (schemeEnd >= 0 && at > schemeEnd) {
+            String userInfo = url.substring(schemeEnd + 3, at);
+            int colon = userInfo.indexOf(':');
+            String user = colon < 0 ? userInfo : userInfo.substring(0, colon);
+            shown = url.substring(0, schemeEnd + 3) + (colon < 0 ? "***" : user + ":***") + url.substring(at);
+        }
+        return "\"" + shown.replaceAll("\\p{Cntrl}", "?") + "\"";
+    }
+
+    private static Node node(String url, String hostPort, int defaultPort) {
+        String host;
+        String portText = null;
+        if (hostPort.startsWith("[")) {
+            int close = hostPort.indexOf(']');
+            if (close < 0) {
+                throw bad(url, "has an unclosed IPv6 bracket in \"" + hostPort + "\"");
+            }
+            host = hostPort.substring(1, close);
+            String after = hostPort.substring(close + 1);
+            if (!after.isEmpty()) {
+                if (!after.startsWith(":")) {
+                    throw bad(url, "has junk after the IPv6 address in \"" + hostPort + "\"");
+                }
+                portText = after.substring(1);
+            }
+        } else {
+            int colon = hostPort.lastIndexOf(':');
+            host = colon < 0 ? hostPort : hostPort.substring(0, colon);
+            portText = colon < 0 ? null : hostPort.substring(colon + 1);
+        }
+        if (host.isEmpty() || !host.matches("[A-Za-z0-9._:%-]+")) {
+            throw bad(url, "has an invalid host \"" + hostPort.replaceAll("\\p{Cntrl}", "?") + "\"");
+        }
+        int port = defaultPort;
+        if (portText != null) {
+            try {
+                port = Integer.parseInt(portText);
+            } catch (NumberFormatException e) {
+                port = -1;
+            }
+            if (port < 1 || port > 65535) {
+                throw bad(url, "has an invalid port \"" + portText.replaceAll("\\p{Cntrl}", "?") + "\" (must be 1-65535)");
+            }
+        }
+        return new Node(host, port);
+    }
+
+    private static int database(String url, String text) {
+        int db;
+        try {
+            db = Integer.parseInt(text);
+        } catch (NumberFormatException e) {
+            db = -1;
+        }
+        if (db < 0) {
+            throw bad(url, "has an invalid database \"" + text.replaceAll("\\p{Cntrl}", "?") + "\" (must be a number >= 0)");
+        }
+        return db;
+    }
+
+    private static String decode(String url, String text) {
+        try {
+            return URLDecoder.decode(text.replace("+", "%2B"), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            throw bad(url, "has invalid percent-encoding in its credentials or master name");
+        }
+    }
+
+    private static InvalidConfigurationException bad(String url, String problem) {
+        return new InvalidConfigurationException("url", problem + ", was " + mask(url));
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder s = new StringBuilder();
+        s.append(switch (kind) {
+            case STANDALONE -> tls ? "rediss://" : "redis://";
+            case CLUSTER -> tls ? "rediss-cluster://" : "redis-cluster://";
+            case SENTINEL -> "redis-sentinel://";
+        });
+        if (password != null) {
+            s.append(user == null ? "" : user).append(":***@");
+        }
+        for (int i = 0; i < nodes.size(); i++) {
+            s.append(i == 0 ? "" : ",").append(nodes.get(i));
+        }
+        if (master != null) {
+            s.append('/').append(master);
+        }
+        if (database != 0) {
+            s.append('/').append(database);
+        }
+        return s.toString();
+    }
+}

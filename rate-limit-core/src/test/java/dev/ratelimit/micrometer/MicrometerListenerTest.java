@@ -1,0 +1,79 @@
+package dev.ratelimit.micrometer;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.DecisionEvent;
+import dev.ratelimit.Limit;
+import dev.ratelimit.ManualClock;
+import dev.ratelimit.Policy;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Source;
+import dev.ratelimit.StoreHealth;
+import dev.ratelimit.Verdict;
+import dev.ratelimit.store.memory.MemoryStore;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static dev.ratelimit.Fixtures.clock;
+import static org.assertj.core.api.Assertions.assertThat;
+
+class MicrometerListenerTest {
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final ManualClock clock = clock();
+    private final MemoryStore store = MemoryStore.builder().clock(clock).build();
+    private final MicrometerListener listener = MicrometerListener.of(registry, store::trackedKeys);
+    private final Limit login = Limit.of("login", Policy.fixedWindow(5, Duration.ofMinutes(1)));
+    private final RateLimiter limiter = store.limiter(login);
+
+    private void request(String tier, boolean shadow) {
+        Decision d = limiter.tryAcquire("ip:203.0.113.7");
+        listener.onDecision(new DecisionEvent(tier, "login", login, d, shadow, 120));
+    }
+
+    private double decisions(String outcome) {
+        var counter = registry.find("ratelimit.decisions").tags("tier", "free", "endpoint", "login", "algorithm", "fixed_window", "outcome", outcome).counter();
+        return counter == null ? 0 : counter.count();
+    }
+
+    @Test
+    void countsDecisionsByTierEndpointAlgorithmAndOutcome() {
+        for (int i = 0; i < 7; i++) {
+            request("free", false);
+        }
+        request("free", true);
+        assertThat(decisions("allowed")).isEqualTo(5);
+        assertThat(decisions("rejected")).isEqualTo(2);
+        assertThat(decisions("shadow_rejected")).isEqualTo(1);
+        // 5 allowed leave 4, 3, 2, 1, 0 of 5: the last two are under 20%... 1/5 is not under, 0/5 is.
+        assertThat(registry.get("ratelimit.near.limit").tags("tier", "free", "endpoint", "login").counter().count()).isEqualTo(1);
+        assertThat(registry.get("ratelimit.remaining.ratio").summary().count()).isEqualTo(8);
+        assertThat(registry.get("ratelimit.decision").timer().count()).isEqualTo(8);
+        assertThat(registry.get("ratelimit.tracked.keys").gauge().value()).isEqualTo(1);
+    }
+
+    @Test
+    void tellsFailOpenAndFallbackApart() {
+        Decision open = new Decision(Verdict.ALLOWED, Source.FAIL_OPEN, login.policies().get(0), 5, 5, 0, 0);
+        Decision fallback = new Decision(Verdict.REJECTED, Source.LOCAL_FALLBACK, login.policies().get(0), 5, 0, 1_000, 1_000);
+        listener.onDecision(new DecisionEvent("free", "login", login, open, false, 10));
+        listener.onDecision(new DecisionEvent("free", "login", login, fallback, false, 10));
+        assertThat(decisions("failed_open")).isEqualTo(1);
+        assertThat(decisions("fallback_rejected")).isEqualTo(1);
+        assertThat(registry.get("ratelimit.remaining.ratio").summary().count()).as("fail-open numbers are not recorded").isEqualTo(1);
+    }
+
+    @Test
+    void publishesStoreHealthAndLatency() {
+        assertThat(registry.get("ratelimit.store.health").tag("state", "up").gauge().value()).isEqualTo(1);
+        listener.onHealthChange(StoreHealth.UP, StoreHealth.CIRCUIT_OPEN);
+        assertThat(registry.get("ratelimit.store.health").tag("state", "up").gauge().value()).isZero();
+        assertThat(registry.get("ratelimit.store.health").tag("state", "circuit_open").gauge().value()).isEqualTo(1);
+        listener.onStoreCall(250, true);
+        listener.onStoreCall(100_000, false);
+        listener.onStoreError(new IllegalStateException("down"));
+        assertThat(registry.get("ratelimit.store").tag("result", "ok").timer().totalTime(java.util.concurrent.TimeUnit.MICROSECONDS)).isEqualTo(250);
+        assertThat(registry.get("ratelimit.store").tag("result", "error").timer().count()).isEqualTo(1);
+        assertThat(registry.get("ratelimit.store.errors").counter().count()).isEqualTo(1);
+    }
+}

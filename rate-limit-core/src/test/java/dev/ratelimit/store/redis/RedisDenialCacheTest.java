@@ -1,0 +1,121 @@
+package dev.ratelimit.store.redis;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.Limit;
+import dev.ratelimit.ManualClock;
+import dev.ratelimit.Policy;
+import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Source;
+import dev.ratelimit.Verdict;
+import dev.ratelimit.testing.RedisServer;
+import dev.ratelimit.testing.Resp;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Once Redis has denied a client until T, the same instance answers that client's requests of the
+ * same or a larger cost until T without calling Redis (counted with {@code INFO commandstats}).
+ */
+class RedisDenialCacheTest {
+    private static final Limit LIMIT = Limit.of("denied", Policy.tokenBucket(2, 1, Duration.ofSeconds(10)));
+    private static RedisServer redis;
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-03-02T10:00:00Z"));
+
+    @BeforeAll
+    static void startRedis() {
+        redis = RedisServer.start();
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        redis.close();
+    }
+
+    @Test
+    void aDeniedClientCostsRedisNothingUntilItCouldPass() {
+        AtomicInteger storeCalls = new AtomicInteger();
+        RateLimitListener listener = new RateLimitListener() {
+            @Override
+            public void onStoreCall(long micros, boolean ok) {
+                assertThat(ok).isTrue();
+                storeCalls.incrementAndGet();
+            }
+        };
+        try (RedisStore store = RedisStore.builder().url(redis.url()).clock(clock).listener(listener).build()) {
+            RateLimiter limiter = store.limiter(LIMIT);
+            limiter.tryAcquire("abuser", 2);
+            Decision denied = limiter.tryAcquire("abuser", 1);
+            assertThat(denied.source()).isEqualTo(Source.STORE);
+            assertThat(denied.verdict()).isEqualTo(Verdict.REJECTED);
+            long wait = denied.retryAfterMicros();
+            assertThat(wait).isPositive().isLessThanOrEqualTo(10_000_000);
+
+            long calls = evalshaCalls();
+            for (int i = 0; i < 50; i++) {
+                Decision cached = limiter.tryAcquire("abuser", 1 + i % 2);
+                assertThat(cached.source()).isEqualTo(Source.DENIAL_CACHE);
+                assertThat(cached.verdict()).isEqualTo(Verdict.REJECTED);
+                assertThat(cached.retryAfterMicros()).isEqualTo(wait);
+                assertThat(cached.policy()).isEqualTo(denied.policy());
+            }
+            clock.advance(Duration.ofSeconds(1));
+            Decision later = limiter.tryAcquire("abuser", 1);
+            assertThat(later.source()).isEqualTo(Source.DENIAL_CACHE);
+            assertThat(later.retryAfterMicros()).as("counts down").isEqualTo(wait - 1_000_000);
+            assertThat(later.resetAfterMicros()).isEqualTo(denied.resetAfterMicros() - 1_000_000);
+            assertThat(evalshaCalls()).as("EVALSHA calls while denied").isEqualTo(calls);
+
+            assertThat(limiter.tryAcquire("someone-else").source()).as("other clients still go to Redis").isEqualTo(Source.STORE);
+            assertThat(evalshaCalls()).isEqualTo(calls + 1);
+
+            clock.advanceMicros(wait);
+            Decision asked = limiter.tryAcquire("abuser", 1);
+            assertThat(asked.source()).as("after T the cache asks Redis again").isEqualTo(Source.STORE);
+            assertThat(evalshaCalls()).isEqualTo(calls + 2);
+            assertThat(storeCalls.get()).as("store calls heard by the listener").isEqualTo(4);
+        }
+    }
+
+    @Test
+    void aSmallerCostIsStillAskedOfRedis() {
+        Limit limit = Limit.of("denied-cost", Policy.fixedWindow(3, Duration.ofDays(400)));
+        try (RedisStore store = RedisStore.builder().url(redis.url()).clock(clock).build()) {
+            RateLimiter limiter = store.limiter(limit);
+            limiter.tryAcquire("client", 2);
+            assertThat(limiter.tryAcquire("client", 2).source()).isEqualTo(Source.STORE);
+            assertThat(limiter.tryAcquire("client", 3).source()).isEqualTo(Source.DENIAL_CACHE);
+            assertThat(limiter.tryAcquire("client", 4).verdict()).isEqualTo(Verdict.COST_EXCEEDS_LIMIT);
+            Decision smaller = limiter.tryAcquire("client", 1);
+            assertThat(smaller.source()).isEqualTo(Source.STORE);
+            assertThat(smaller.verdict()).isEqualTo(Verdict.ALLOWED);
+        }
+    }
+
+    @Test
+    void switchedOffEveryRequestGoesToRedis() {
+        try (RedisStore store = RedisStore.builder().url(redis.url()).clock(clock).denialCache(false).build()) {
+            RateLimiter limiter = store.limiter(LIMIT);
+            limiter.tryAcquire("no-cache", 2);
+            long calls = evalshaCalls();
+            for (int i = 0; i < 10; i++) {
+                Decision d = limiter.tryAcquire("no-cache");
+                assertThat(d.source()).isEqualTo(Source.STORE);
+                assertThat(d.verdict()).isEqualTo(Verdict.REJECTED);
+            }
+            assertThat(evalshaCalls()).isEqualTo(calls + 10);
+        }
+    }
+
+    private static long evalshaCalls() {
+        String stats = Resp.info(redis.port(), "commandstats", "cmdstat_evalsha");
+        return stats == null ? 0 : Long.parseLong(stats.replaceAll("^calls=(\\d+),.*$", "$1"));
+    }
+}

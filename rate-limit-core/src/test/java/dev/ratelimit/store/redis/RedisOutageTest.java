@@ -1,0 +1,235 @@
+package dev.ratelimit.store.redis;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.FailureMode;
+import dev.ratelimit.FixedWindow;
+import dev.ratelimit.Limit;
+import dev.ratelimit.ManualClock;
+import dev.ratelimit.Policy;
+import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Source;
+import dev.ratelimit.StoreHealth;
+import dev.ratelimit.Verdict;
+import dev.ratelimit.testing.RedisServer;
+import dev.ratelimit.testing.Resp;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Redis dies, restarts empty, or stops answering: each failure mode does what it promises, no
+ * exception escapes, the circuit breaker (driven by a manual local clock) opens and closes, and
+ * decisions are shared again once Redis is back, without restarting anything.
+ */
+class RedisOutageTest {
+    private static final Duration LONG = Duration.ofDays(400);
+    private static final Limit LIMIT = Limit.of("outage", Policy.fixedWindow(4, LONG));
+
+    private static final String SECRET = "apikey:sk-outage-7f3a";
+
+    private RedisServer redis;
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-03-02T10:00:00Z"));
+    private final List<String> health = new CopyOnWriteArrayList<>();
+    private final List<Throwable> errors = new CopyOnWriteArrayList<>();
+    private final RateLimitListener listener = new RateLimitListener() {
+        @Override
+        public void onHealthChange(StoreHealth previous, StoreHealth current) {
+            health.add(previous + "->" + current);
+        }
+
+        @Override
+        public void onStoreError(Throwable error) {
+            errors.add(error);
+        }
+    };
+
+    @BeforeEach
+    void startRedis() {
+        redis = RedisServer.start();
+    }
+
+    @AfterEach
+    void stopRedis() {
+        redis.close();
+    }
+
+    private RedisStore store(FailureMode mode) {
+        return RedisStore.builder().url(redis.url()).failureMode(mode).clock(clock).listener(listener)
+                .circuitBreaker(3, Duration.ofSeconds(5)).fallbackShare(0.5).build();
+    }
+
+    @Test
+    void failOpenAllowsWithoutCountingLogsOnceAndSharesAgainAfterARestart() {
+        PrintStream stderr = System.err;
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        try (RedisStore a = store(FailureMode.FAIL_OPEN); RedisStore b = store(FailureMode.FAIL_OPEN)) {
+            RateLimiter onA = a.limiter(LIMIT);
+            RateLimiter onB = b.limiter(LIMIT);
+            assertThat(onA.tryAcquire(SECRET).remaining()).isEqualTo(3);
+            assertThat(onB.tryAcquire(SECRET).remaining()).isEqualTo(2);
+
+            System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
+            redis.kill();
+            for (int i = 0; i < 20; i++) {
+                Decision d = onA.tryAcquire(SECRET);
+                assertThat(d.verdict()).isEqualTo(Verdict.ALLOWED);
+                assertThat(d.source()).isEqualTo(Source.FAIL_OPEN);
+                assertThat(d.policy()).isEqualTo(LIMIT.policies().get(0));
+            }
+            assertThat(onA.tryAcquire(SECRET, 5).verdict()).isEqualTo(Verdict.COST_EXCEEDS_LIMIT);
+            assertThat(onB.tryAcquire(SECRET).source()).isEqualTo(Source.FAIL_OPEN);
+            assertThat(a.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
+            assertThat(b.health()).isEqualTo(StoreHealth.DEGRADED);
+            assertThat(errors).hasSize(4); // 3 of A's calls before its circuit opened, 1 of B's
+
+            redis.restart();
+            assertThat(onA.tryAcquire(SECRET).source()).as("circuit still open").isEqualTo(Source.FAIL_OPEN);
+            clock.advance(Duration.ofSeconds(5));
+            Decision probe = onA.tryAcquire(SECRET);
+            assertThat(probe.source()).isEqualTo(Source.STORE);
+            assertThat(probe.remaining()).as("Redis restarted empty").isEqualTo(3);
+            Decision shared = onB.tryAcquire(SECRET);
+            assertThat(shared.source()).isEqualTo(Source.STORE);
+            assertThat(shared.remaining()).isEqualTo(2);
+            assertThat(a.health()).isEqualTo(StoreHealth.UP);
+        } finally {
+            System.setErr(stderr);
+        }
+        assertThat(health).containsExactly("UP->DEGRADED", "DEGRADED->CIRCUIT_OPEN", "UP->DEGRADED",
+                "CIRCUIT_OPEN->UP", "DEGRADED->UP");
+        String logged = log.toString(StandardCharsets.UTF_8);
+        assertThat(logged.lines().filter(l -> l.contains("is failing; deciding by failure mode FAIL_OPEN"))).hasSize(2);
+        assertThat(logged.lines().filter(l -> l.contains("has recovered"))).hasSize(2);
+        assertThat(logged).doesNotContain(SECRET);
+    }
+
+    @Test
+    void failClosedSaysTheStoreIsUnavailableAndWhenToComeBack() {
+        try (RedisStore store = store(FailureMode.FAIL_CLOSED)) {
+            RateLimiter limiter = store.limiter(LIMIT);
+            assertThat(limiter.tryAcquire("client").source()).isEqualTo(Source.STORE);
+            redis.kill();
+            Decision degraded = limiter.tryAcquire("client");
+            assertThat(degraded.verdict()).isEqualTo(Verdict.STORE_UNAVAILABLE);
+            assertThat(degraded.source()).isEqualTo(Source.FAIL_CLOSED);
+            assertThat(degraded.retryAfterMicros()).as("one open period").isEqualTo(5_000_000);
+            limiter.tryAcquire("client");
+            limiter.tryAcquire("client");
+            assertThat(store.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
+            clock.advance(Duration.ofSeconds(2));
+            Decision open = limiter.tryAcquire("client");
+            assertThat(open.verdict()).isEqualTo(Verdict.STORE_UNAVAILABLE);
+            assertThat(open.retryAfterMicros()).as("rest of the open period").isEqualTo(3_000_000);
+
+            clock.advance(Duration.ofSeconds(3));
+            assertThat(limiter.tryAcquire("client").verdict()).as("failed probe").isEqualTo(Verdict.STORE_UNAVAILABLE);
+            assertThat(limiter.tryAcquire("client").retryAfterMicros()).as("open again").isEqualTo(5_000_000);
+
+            redis.restart();
+            clock.advance(Duration.ofSeconds(5));
+            Decision back = limiter.tryAcquire("client");
+            assertThat(back.source()).isEqualTo(Source.STORE);
+            assertThat(back.remaining()).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void localFallbackDecidesInMemoryWithThisInstancesShare() {
+        try (RedisStore store = store(FailureMode.LOCAL_FALLBACK)) {
+            RateLimiter limiter = store.limiter(LIMIT);
+            redis.kill();
+            Decision first = limiter.tryAcquire("client");
+            assertThat(first.source()).isEqualTo(Source.LOCAL_FALLBACK);
+            assertThat(first.verdict()).isEqualTo(Verdict.ALLOWED);
+            assertThat(first.policy()).isEqualTo(new FixedWindow(2, LONG));
+            assertThat(first.limit()).isEqualTo(2);
+            assertThat(first.remaining()).isEqualTo(1);
+            assertThat(limiter.tryAcquire("client").remaining()).isZero();
+            Decision rejected = limiter.tryAcquire("client");
+            assertThat(rejected.verdict()).isEqualTo(Verdict.REJECTED);
+            assertThat(rejected.source()).isEqualTo(Source.LOCAL_FALLBACK);
+            assertThat(limiter.tryAcquire("other-client").verdict()).isEqualTo(Verdict.ALLOWED);
+
+            Decision tooBigForTheShare = limiter.tryAcquire("third-client", 3);
+            assertThat(tooBigForTheShare.verdict()).as("passable once Redis is back").isEqualTo(Verdict.REJECTED);
+            assertThat(tooBigForTheShare.retryAfterMicros()).isEqualTo(5_000_000);
+            assertThat(limiter.tryAcquire("third-client", 5).verdict()).isEqualTo(Verdict.COST_EXCEEDS_LIMIT);
+        }
+    }
+
+    @Test
+    void aPausedRedisCostsATimeoutAtMostThenTheBreakerOpensAndCloses() {
+        try (RedisStore store = store(FailureMode.FAIL_CLOSED)) {
+            RateLimiter limiter = store.limiter(LIMIT);
+            assertThat(limiter.tryAcquire("client").source()).isEqualTo(Source.STORE);
+            redis.clientPause(1_500);
+            for (int i = 0; i < 3; i++) {
+                long started = System.nanoTime();
+                Decision d = limiter.tryAcquire("client");
+                long tookMillis = (System.nanoTime() - started) / 1_000_000;
+                assertThat(d.verdict()).isEqualTo(Verdict.STORE_UNAVAILABLE);
+                // The read timeout is 100 ms; the pause lasts 1.5 s. Generous bound, far from both.
+                assertThat(tookMillis).as("call %d took", i).isLessThan(1_000);
+            }
+            assertThat(store.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> Resp.ping(redis.port()));
+            long evalshaCalls = evalshaCalls();
+            for (int i = 0; i < 100; i++) {
+                assertThat(limiter.tryAcquire("client").verdict()).isEqualTo(Verdict.STORE_UNAVAILABLE);
+            }
+            assertThat(evalshaCalls()).as("no call while the circuit is open").isEqualTo(evalshaCalls);
+
+            clock.advance(Duration.ofSeconds(5));
+            Decision probe = limiter.tryAcquire("client");
+            assertThat(probe.source()).isEqualTo(Source.STORE);
+            assertThat(store.health()).isEqualTo(StoreHealth.UP);
+        }
+        assertThat(health).containsExactly("UP->DEGRADED", "DEGRADED->CIRCUIT_OPEN", "CIRCUIT_OPEN->UP");
+    }
+
+    @Test
+    void aStoppedProcessIsATimeoutNotAHang() {
+        try (RedisStore store = store(FailureMode.LOCAL_FALLBACK)) {
+            RateLimiter limiter = store.limiter(LIMIT);
+            assertThat(limiter.tryAcquire("client").source()).isEqualTo(Source.STORE);
+            redis.pause();
+            try {
+                long started = System.nanoTime();
+                Decision d = limiter.tryAcquire("client");
+                assertThat((System.nanoTime() - started) / 1_000_000).isLessThan(5_000);
+                assertThat(d.source()).isEqualTo(Source.LOCAL_FALLBACK);
+            } finally {
+                redis.resume();
+            }
+            assertThat(limiter.tryAcquire("client").source()).isEqualTo(Source.STORE);
+        }
+    }
+
+    @Test
+    void aStoreBuildsAndFollowsItsFailureModeWhileRedisWasNeverThere() {
+        redis.kill();
+        try (RedisStore store = RedisStore.builder().url("redis-cluster://127.0.0.1:" + redis.port())
+                .failureMode(FailureMode.FAIL_OPEN).clock(clock).build()) {
+            Decision d = store.limiter(LIMIT).tryAcquire("client");
+            assertThat(d.source()).isEqualTo(Source.FAIL_OPEN);
+            assertThat(store.health()).isEqualTo(StoreHealth.DEGRADED);
+        }
+    }
+
+    private long evalshaCalls() {
+        String stats = Resp.info(redis.port(), "commandstats", "cmdstat_evalsha");
+        return stats == null ? 0 : Long.parseLong(stats.replaceAll("^calls=(\\d+),.*$", "$1"));
+    }
+}

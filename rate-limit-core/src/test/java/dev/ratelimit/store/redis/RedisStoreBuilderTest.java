@@ -1,0 +1,55 @@
+package dev.ratelimit.store.redis;
+
+import dev.ratelimit.Clock;
+import dev.ratelimit.FailureMode;
+import dev.ratelimit.InvalidConfigurationException;
+import dev.ratelimit.StoreHealth;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class RedisStoreBuilderTest {
+
+    @Test
+    void aStoreNeedsAUrlOrAClient() {
+        assertThatThrownBy(() -> RedisStore.builder().build())
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("url: must be set (or pass a client), was null");
+    }
+
+    @Test
+    void eachBadValueIsNamedWithItsField() {
+        RedisStore.Builder b = RedisStore.builder();
+        assertThatThrownBy(() -> b.fallbackShare(0)).hasMessage("fallbackShare: must be in (0, 1], was 0.0");
+        assertThatThrownBy(() -> b.fallbackShare(1.5)).hasMessage("fallbackShare: must be in (0, 1], was 1.5");
+        assertThatThrownBy(() -> b.fallbackShare(Double.NaN)).hasMessage("fallbackShare: must be in (0, 1], was NaN");
+        assertThatThrownBy(() -> b.connectTimeout(Duration.ZERO)).hasMessage("connectTimeout: must be between 1 ms and 60 s, was PT0S");
+        assertThatThrownBy(() -> b.readTimeout(Duration.ofMinutes(2))).hasMessage("readTimeout: must be between 1 ms and 60 s, was PT2M");
+        assertThatThrownBy(() -> b.readTimeout(null)).hasMessage("readTimeout: must be between 1 ms and 60 s, was null");
+        assertThatThrownBy(() -> b.circuitBreaker(0, Duration.ofSeconds(1)))
+                .hasMessage("circuitBreaker.consecutiveFailures: must be >= 1, was 0");
+        assertThatThrownBy(() -> b.circuitBreaker(3, Duration.ofMillis(-1)))
+                .hasMessage("circuitBreaker.openFor: must be positive and at most PT1H, was PT-0.001S");
+        assertThatThrownBy(() -> b.keyPrefix("rl:{x}:")).hasMessageStartingWith("keyPrefix: must be at most 64 printable")
+                .hasMessageEndingWith("was \"rl:{x}:\"");
+        assertThatThrownBy(() -> b.keyPrefix("a b")).hasMessageEndingWith("was \"a b\"");
+        assertThatThrownBy(() -> b.poolSize(0)).hasMessage("poolSize: must be in 1..1024, was 0");
+        assertThatThrownBy(() -> b.failureMode(null)).hasMessage("failureMode: must not be null");
+        assertThatThrownBy(() -> b.listener(null)).hasMessageStartingWith("listener: must not be null");
+        assertThatThrownBy(() -> b.clock(null)).hasMessage("clock: must not be null");
+        assertThatThrownBy(() -> b.url("redis://u:pw@host:port")).isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageNotContaining("pw@");
+    }
+
+    @Test
+    void aStoreBuildsWithoutReachingRedisAndStartsUp() {
+        try (RedisStore store = RedisStore.builder().url("redis://127.0.0.1:1").failureMode(FailureMode.FAIL_OPEN)
+                .keyPrefix("").clock(Clock.system()).build()) {
+            assertThat(store.health()).isEqualTo(StoreHealth.UP);
+            assertThat(store.toString()).isEqualTo("RedisStore[redis://127.0.0.1:1, failureMode=FAIL_OPEN, health=UP]");
+        }
+    }
+}

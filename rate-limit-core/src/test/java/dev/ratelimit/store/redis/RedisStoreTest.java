@@ -1,0 +1,195 @@
+package dev.ratelimit.store.redis;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.Limit;
+import dev.ratelimit.Policy;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Source;
+import dev.ratelimit.Verdict;
+import dev.ratelimit.testing.RedisServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The Redis store on a real server, timed by Redis {@code TIME} as in production. */
+class RedisStoreTest {
+    private static final Duration LONG = Duration.ofDays(400);
+    private static RedisServer redis;
+    private static RedisStore store;
+
+    @BeforeAll
+    static void startRedis() {
+        redis = RedisServer.start();
+        store = RedisStore.builder().url(redis.url()).readTimeout(Duration.ofSeconds(2)).build();
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        store.close();
+        redis.close();
+    }
+
+    @Test
+    void everyAlgorithmAdmitsItsLimitThenRejectsWithAnHonestWait() {
+        // Windows of 400 days: a window edge falling inside this test is not a worry.
+        Policy[] policies = {
+                Policy.tokenBucket(3, 1, LONG),
+                Policy.fixedWindow(3, LONG),
+                Policy.slidingWindowLog(3, LONG),
+                Policy.slidingWindowCounter(3, LONG),
+                Policy.gcra(1, LONG, 3)};
+        long longMicros = LONG.toSeconds() * 1_000_000L;
+        for (Policy policy : policies) {
+            RateLimiter limiter = store.limiter(Limit.of("algo-" + policy.algorithm().replace('_', '-'), policy));
+            String key = "client-" + policy.algorithm();
+            for (int i = 2; i >= 0; i--) {
+                Decision d = limiter.tryAcquire(key);
+                assertThat(d.verdict()).as("%s", policy).isEqualTo(Verdict.ALLOWED);
+                assertThat(d.source()).isEqualTo(Source.STORE);
+                assertThat(d.remaining()).as("%s", policy).isEqualTo(i);
+                assertThat(d.limit()).isEqualTo(3);
+            }
+            Decision rejected = limiter.tryAcquire(key);
+            assertThat(rejected.verdict()).as("%s", policy).isEqualTo(Verdict.REJECTED);
+            assertThat(rejected.policy()).isEqualTo(policy);
+            assertThat(rejected.retryAfterMicros()).as("%s", policy).isPositive().isLessThanOrEqualTo(3 * longMicros);
+            assertThat(rejected.resetAfterMicros()).as("%s", policy).isGreaterThanOrEqualTo(rejected.retryAfterMicros());
+            assertThat(limiter.tryAcquire(key, 4).verdict()).isEqualTo(Verdict.COST_EXCEEDS_LIMIT);
+        }
+    }
+
+    @Test
+    void aCompositeLimitIsDecidedByItsTightestPolicyInOneCall() {
+        Limit limit = Limit.of("composite", Policy.tokenBucket(10, 10, Duration.ofSeconds(1)),
+                Policy.fixedWindow(2, LONG), Policy.slidingWindowLog(5, LONG));
+        RateLimiter limiter = store.limiter(limit);
+        Decision first = limiter.tryAcquire("composite-client");
+        assertThat(first.allowed()).isTrue();
+        assertThat(first.policy()).isEqualTo(Policy.fixedWindow(2, LONG));
+        assertThat(first.remaining()).isEqualTo(1);
+        assertThat(limiter.tryAcquire("composite-client").remaining()).isZero();
+        Decision rejected = limiter.tryAcquire("composite-client");
+        assertThat(rejected.verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(rejected.policy()).isEqualTo(Policy.fixedWindow(2, LONG));
+        // The rejection consumed nothing from the log: it still holds exactly the two admitted requests.
+        String logKey = "rl:composite:" + limit.fingerprint() + ":{" + ClientHash.of("composite-client") + "}:2";
+        assertThat(redis.call("ZCARD", logKey)).isEqualTo(2L);
+    }
+
+    @Test
+    void twoInstancesRacingOnOneKeyAdmitExactlyTheLimit() throws Exception {
+        Limit limit = Limit.of("race", Policy.tokenBucket(100, 1, Duration.ofDays(1)),
+                Policy.slidingWindowLog(150, Duration.ofDays(1)));
+        try (RedisStore a = RedisStore.builder().url(redis.url()).readTimeout(Duration.ofSeconds(2)).build();
+             RedisStore b = RedisStore.builder().url(redis.url()).readTimeout(Duration.ofSeconds(2)).build()) {
+            RateLimiter[] instances = {a.limiter(limit), b.limiter(limit)};
+            AtomicInteger allowed = new AtomicInteger();
+            AtomicInteger otherThanStore = new AtomicInteger();
+            CountDownLatch go = new CountDownLatch(1);
+            ExecutorService threads = Executors.newFixedThreadPool(16);
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < 16; t++) {
+                RateLimiter limiter = instances[t % 2];
+                Callable<Void> racer = () -> {
+                    go.await();
+                    for (int i = 0; i < 25; i++) {
+                        Decision d = limiter.tryAcquire("racing-client");
+                        if (d.allowed()) {
+                            allowed.incrementAndGet();
+                        }
+                        if (d.source() != Source.STORE && d.source() != Source.DENIAL_CACHE) {
+                            otherThanStore.incrementAndGet();
+                        }
+                    }
+                    return null;
+                };
+                done.add(threads.submit(racer));
+            }
+            go.countDown();
+            for (Future<?> f : done) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+            threads.shutdown();
+            assertThat(otherThanStore.get()).isZero();
+            assertThat(allowed.get()).isEqualTo(100);
+        }
+    }
+
+    @Test
+    void everyKeyExpiresWhenForgettingItChangesNothingAndHidesTheClientKey() {
+        String secret = "apikey:sk-live-9f8e7d6c5b4a";
+        Policy[] policies = {
+                Policy.tokenBucket(10, 1, Duration.ofSeconds(2)),
+                Policy.fixedWindow(10, Duration.ofMinutes(1)),
+                Policy.slidingWindowLog(10, Duration.ofSeconds(30)),
+                Policy.slidingWindowCounter(10, Duration.ofSeconds(20)),
+                Policy.gcra(1, Duration.ofSeconds(3), 10)};
+        long[] maxTtlMillis = {2_000, 60_000, 30_000, 40_000, 3_000};
+        for (int i = 0; i < policies.length; i++) {
+            String name = "ttl-" + i;
+            store.limiter(Limit.of(name, policies[i])).tryAcquire(secret);
+            List<String> keys = scan("rl:" + name + ":*");
+            assertThat(keys).as("keys of %s", policies[i]).hasSize(1);
+            String key = keys.get(0);
+            assertThat(key).doesNotContain("sk-live").doesNotContain("9f8e7d6c5b4a").contains("{" + ClientHash.of(secret) + "}");
+            long ttl = (Long) redis.call("PTTL", key);
+            assertThat(ttl).as("PTTL of %s (%s)", key, policies[i]).isPositive().isLessThanOrEqualTo(maxTtlMillis[i]);
+        }
+        for (String key : scan("*")) {
+            assertThat((Long) redis.call("PTTL", key)).as("PTTL of %s", key).isPositive();
+            assertThat(key).doesNotContain("client-").doesNotContain("racing").doesNotContain("sk-live");
+        }
+    }
+
+    @Test
+    void aRequestThatCanNeverPassWritesNothing() {
+        RateLimiter limiter = store.limiter(Limit.of("never", Policy.gcra(1, Duration.ofSeconds(1), 2)));
+        assertThat(limiter.tryAcquire("huge-cost", 3).verdict()).isEqualTo(Verdict.COST_EXCEEDS_LIMIT);
+        assertThat(limiter.tryAcquire("huge-cost", Long.MAX_VALUE).verdict()).isEqualTo(Verdict.COST_EXCEEDS_LIMIT);
+        assertThat(scan("rl:never:*")).isEmpty();
+    }
+
+    @Test
+    void aCostBelowOneIsTheCallersMistake() {
+        RateLimiter limiter = store.limiter(Limit.of("cost", Policy.fixedWindow(1, LONG)));
+        assertThatThrownBy(() -> limiter.tryAcquire("k", 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("cost must be >= 1, was 0");
+    }
+
+    @Test
+    void theScriptIsLoadedAgainAfterRedisForgetsIt() {
+        RateLimiter limiter = store.limiter(Limit.of("noscript", Policy.fixedWindow(5, LONG)));
+        assertThat(limiter.tryAcquire("k").remaining()).isEqualTo(4);
+        redis.call("SCRIPT", "FLUSH");
+        Decision afterFlush = limiter.tryAcquire("k");
+        assertThat(afterFlush.source()).isEqualTo(Source.STORE);
+        assertThat(afterFlush.remaining()).isEqualTo(3);
+    }
+
+    private static List<String> scan(String pattern) {
+        List<String> keys = new ArrayList<>();
+        String cursor = "0";
+        do {
+            List<?> reply = (List<?>) redis.call("SCAN", cursor, "MATCH", pattern, "COUNT", 1000);
+            cursor = (String) reply.get(0);
+            for (Object key : (List<?>) reply.get(1)) {
+                keys.add((String) key);
+            }
+        } while (!"0".equals(cursor));
+        return keys;
+    }
+}

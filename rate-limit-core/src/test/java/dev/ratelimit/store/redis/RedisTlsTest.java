@@ -1,0 +1,77 @@
+package dev.ratelimit.store.redis;
+
+import dev.ratelimit.FailureMode;
+import dev.ratelimit.Limit;
+import dev.ratelimit.Policy;
+import dev.ratelimit.Source;
+import dev.ratelimit.testing.RedisServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.SslOptions;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** A {@code rediss://} URL talks TLS, verifying the server against the trust store it is given. */
+class RedisTlsTest {
+    private static final char[] PASSWORD = "test-only".toCharArray();
+    private static final Limit LIMIT = Limit.of("tls", Policy.fixedWindow(3, Duration.ofDays(400)));
+
+    @Test
+    void aRedissUrlDecidesOverTlsAndRefusesAnUntrustedServer(@TempDir Path dir) throws Exception {
+        Path keystore = dir.resolve("server.p12");
+        Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                "-genkeypair", "-alias", "redis", "-keyalg", "EC", "-dname", "CN=127.0.0.1", "-ext", "SAN=ip:127.0.0.1",
+                "-validity", "2", "-storetype", "PKCS12", "-keystore", keystore.toString(),
+                "-storepass", new String(PASSWORD), "-keypass", new String(PASSWORD))
+                .redirectErrorStream(true).redirectOutput(dir.resolve("keytool.log").toFile()).start();
+        assertThat(keytool.waitFor()).as("keytool exit code").isZero();
+        KeyStore server = KeyStore.getInstance("PKCS12");
+        try (InputStream in = Files.newInputStream(keystore)) {
+            server.load(in, PASSWORD);
+        }
+        Certificate cert = server.getCertificate("redis");
+        Path certPem = pem(dir.resolve("cert.pem"), "CERTIFICATE", cert.getEncoded());
+        Path keyPem = pem(dir.resolve("key.pem"), "PRIVATE KEY", server.getKey("redis", PASSWORD).getEncoded());
+        KeyStore trust = KeyStore.getInstance("PKCS12");
+        trust.load(null, null);
+        trust.setCertificateEntry("redis", cert);
+        Path truststore = dir.resolve("trust.p12");
+        try (OutputStream out = Files.newOutputStream(truststore)) {
+            trust.store(out, PASSWORD);
+        }
+
+        int tlsPort = RedisServer.freePort();
+        try (RedisServer redis = RedisServer.start(List.of("--tls-port", Integer.toString(tlsPort),
+                "--tls-cert-file", certPem.toString(), "--tls-key-file", keyPem.toString(),
+                "--tls-ca-cert-file", certPem.toString(), "--tls-auth-clients", "no"))) {
+            String url = "rediss://127.0.0.1:" + tlsPort;
+            try (RedisStore trusting = RedisStore.builder().url(url)
+                    .sslOptions(SslOptions.builder().truststore(truststore.toFile(), PASSWORD).trustStoreType("PKCS12").build())
+                    .connectTimeout(Duration.ofSeconds(2)).readTimeout(Duration.ofSeconds(2)).build()) {
+                assertThat(trusting.limiter(LIMIT).tryAcquire("client").source()).isEqualTo(Source.STORE);
+                assertThat(trusting.limiter(LIMIT).tryAcquire("client").remaining()).isEqualTo(1);
+            }
+            try (RedisStore untrusting = RedisStore.builder().url(url).failureMode(FailureMode.FAIL_CLOSED)
+                    .connectTimeout(Duration.ofSeconds(2)).readTimeout(Duration.ofSeconds(2)).build()) {
+                assertThat(untrusting.limiter(LIMIT).tryAcquire("client").source())
+                        .as("the JVM's trust store does not know the self-signed certificate").isEqualTo(Source.FAIL_CLOSED);
+            }
+        }
+    }
+
+    private static Path pem(Path file, String type, byte[] der) throws IOException {
+        String body = Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(der);
+        return Files.writeString(file, "-----BEGIN " + type + "-----\n" + body + "\n-----END " + type + "-----\n");
+    }
+}

@@ -1,0 +1,103 @@
+package dev.ratelimit.store.redis;
+
+import dev.ratelimit.InvalidConfigurationException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class RedisUrlTest {
+
+    @Test
+    void aSingleNodeUrlNamesHostPortCredentialsAndDatabase() {
+        RedisUrl url = RedisUrl.parse("redis://app:s3cr%40t@redis.internal:6380/2");
+        assertThat(url.kind()).isEqualTo(RedisUrl.Kind.STANDALONE);
+        assertThat(url.tls()).isFalse();
+        assertThat(url.user()).isEqualTo("app");
+        assertThat(url.password()).isEqualTo("s3cr@t");
+        assertThat(url.nodes()).containsExactly(new RedisUrl.Node("redis.internal", 6380));
+        assertThat(url.database()).isEqualTo(2);
+        assertThat(url.toString()).isEqualTo("redis://app:***@redis.internal:6380/2");
+    }
+
+    @Test
+    void defaultsArePort6379DatabaseZeroAndNoCredentials() {
+        RedisUrl url = RedisUrl.parse("rediss://cache");
+        assertThat(url.tls()).isTrue();
+        assertThat(url.nodes()).containsExactly(new RedisUrl.Node("cache", 6379));
+        assertThat(url.database()).isZero();
+        assertThat(url.user()).isNull();
+        assertThat(url.password()).isNull();
+    }
+
+    @Test
+    void aPasswordWithoutUserLogsInAsTheDefaultUser() {
+        RedisUrl url = RedisUrl.parse("redis://:p4ss@[::1]:7000");
+        assertThat(url.user()).isNull();
+        assertThat(url.password()).isEqualTo("p4ss");
+        assertThat(url.nodes()).containsExactly(new RedisUrl.Node("::1", 7000));
+        assertThat(url.toString()).isEqualTo("redis://:***@[::1]:7000");
+    }
+
+    @Test
+    void aClusterUrlListsSeedNodes() {
+        RedisUrl url = RedisUrl.parse("rediss-cluster://u:p@10.0.0.1:7000,10.0.0.2:7001,node3");
+        assertThat(url.kind()).isEqualTo(RedisUrl.Kind.CLUSTER);
+        assertThat(url.tls()).isTrue();
+        assertThat(url.nodes()).containsExactly(new RedisUrl.Node("10.0.0.1", 7000),
+                new RedisUrl.Node("10.0.0.2", 7001), new RedisUrl.Node("node3", 6379));
+        assertThat(url.toString()).isEqualTo("rediss-cluster://u:***@10.0.0.1:7000,10.0.0.2:7001,node3:6379");
+    }
+
+    @Test
+    void aSentinelUrlListsSentinelsThenTheMasterNameAndDatabase() {
+        RedisUrl url = RedisUrl.parse("redis-sentinel://:pw@s1:26379,s2/mymaster/3");
+        assertThat(url.kind()).isEqualTo(RedisUrl.Kind.SENTINEL);
+        assertThat(url.nodes()).containsExactly(new RedisUrl.Node("s1", 26379), new RedisUrl.Node("s2", 26379));
+        assertThat(url.master()).isEqualTo("mymaster");
+        assertThat(url.database()).isEqualTo(3);
+        assertThat(url.password()).isEqualTo("pw");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "http://host:6379           | has an unknown scheme \"http\"",
+            "host:6379                  | must start with redis://",
+            "redis://host:0             | has an invalid port \"0\"",
+            "redis://host:99999         | has an invalid port \"99999\"",
+            "redis://host:abc           | has an invalid port \"abc\"",
+            "redis://host/x             | has an invalid database \"x\"",
+            "redis://h1:1,h2:2          | names 2 hosts",
+            "redis-cluster://h1:1/0     | must not name a database",
+            "redis-sentinel://s1:1      | must name the master",
+            "redis://host?timeout=5     | must not have a query",
+            "redis://:6379              | has an invalid host",
+            "redis://secretonly@host    | must write credentials as user:password@"})
+    void aBadUrlFailsNamingTheFieldAndTheValue(String url, String problem) {
+        assertThatThrownBy(() -> RedisUrl.parse(url))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageStartingWith("url: ")
+                .hasMessageContaining(problem);
+    }
+
+    @Test
+    void aBadUrlNeverEchoesItsPassword() {
+        for (String url : List.of("redis://admin:hunter2@host:notaport", "redis-cluster://:hunter2@h:1/9",
+                "redis://hunter2@host", "ftp://user:hunter2@host")) {
+            assertThatThrownBy(() -> RedisUrl.parse(url))
+                    .isInstanceOf(InvalidConfigurationException.class)
+                    .hasMessageNotContaining("hunter2")
+                    .hasMessageContaining("***");
+        }
+    }
+
+    @Test
+    void aMissingUrlSaysSo() {
+        assertThatThrownBy(() -> RedisUrl.parse(null)).hasMessage("url: must be set, was null");
+        assertThatThrownBy(() -> RedisUrl.parse(" ")).hasMessage("url: must be set, was \"\"");
+    }
+}

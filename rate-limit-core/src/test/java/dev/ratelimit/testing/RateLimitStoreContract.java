@@ -1,0 +1,235 @@
+package dev.ratelimit.testing;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.Limit;
+import dev.ratelimit.ManualClock;
+import dev.ratelimit.Policy;
+import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Source;
+import dev.ratelimit.Verdict;
+import dev.ratelimit.store.memory.MemoryStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The contract every {@link RateLimitStore} keeps: for the same requests at the same times it
+ * decides exactly what the in-memory store decides, field by field. Each test drives one limit on
+ * a {@link ManualClock}, checks chosen steps against hand-computed values, and checks every step
+ * against a {@link MemoryStore} on the same clock.
+ *
+ * <p>A new store extends this class and implements {@link #createStore}; its decisions must be
+ * timed by the given clock (the Redis store's {@code timeFromClock}) and its denial cache, if any,
+ * switched off (a cached denial is the same answer from another {@link Source}).
+ */
+public abstract class RateLimitStoreContract {
+    /** 2026-03-02T10:00:00Z: on a whole hour, so epoch-aligned windows start here. */
+    protected static final Instant START = Instant.parse("2026-03-02T10:00:00Z");
+
+    protected ManualClock clock;
+    private RateLimitStore store;
+    private MemoryStore reference;
+
+    /** The store under test, timed by {@code clock}. */
+    protected abstract RateLimitStore createStore(ManualClock clock);
+
+    @BeforeEach
+    void createStores() {
+        clock = new ManualClock(START);
+        store = createStore(clock);
+        reference = MemoryStore.builder().clock(clock).build();
+    }
+
+    @AfterEach
+    void closeStores() {
+        store.close();
+    }
+
+    /** One client's requests against one limit on both stores. */
+    protected final class Run {
+        private final RateLimiter tested;
+        private final RateLimiter expected;
+        private final String key = "client-" + UUID.randomUUID();
+
+        Run(Limit limit) {
+            this.tested = store.limiter(limit);
+            this.expected = reference.limiter(limit);
+        }
+
+        /** Decides {@code cost} on both stores and asserts the decisions are equal. */
+        public Decision acquire(long cost) {
+            Decision want = expected.tryAcquire(key, cost);
+            Decision got = tested.tryAcquire(key, cost);
+            assertThat(got).as("decision at %s for cost %d", clock, cost).isEqualTo(want);
+            return got;
+        }
+
+        public Run advance(Duration by) {
+            clock.advance(by);
+            return this;
+        }
+    }
+
+    protected Run run(Policy... policies) {
+        return new Run(Limit.of("contract", policies));
+    }
+
+    private static void assertDecision(Decision d, Verdict verdict, long remaining, long resetAfter, long retryAfter) {
+        assertThat(d.source()).isEqualTo(Source.STORE);
+        assertThat(d.verdict()).isEqualTo(verdict);
+        assertThat(d.remaining()).as("remaining").isEqualTo(remaining);
+        assertThat(d.resetAfterMicros()).as("resetAfter").isEqualTo(resetAfter);
+        assertThat(d.retryAfterMicros()).as("retryAfter").isEqualTo(retryAfter);
+    }
+
+    @Test
+    void tokenBucketSpendsItsCapacityThenRefillsPartially() {
+        Run run = run(Policy.tokenBucket(3, 1, Duration.ofSeconds(1)));
+        assertDecision(run.acquire(1), Verdict.ALLOWED, 2, 1_000_000, 0);
+        assertDecision(run.acquire(1), Verdict.ALLOWED, 1, 2_000_000, 0);
+        assertDecision(run.acquire(1), Verdict.ALLOWED, 0, 3_000_000, 0);
+        assertDecision(run.acquire(1), Verdict.REJECTED, 0, 3_000_000, 1_000_000);
+        run.advance(Duration.ofMillis(400));
+        assertDecision(run.acquire(1), Verdict.REJECTED, 0, 2_600_000, 600_000);
+        run.advance(Duration.ofMillis(600));
+        assertDecision(run.acquire(1), Verdict.ALLOWED, 0, 3_000_000, 0);
+    }
+
+    @Test
+    void tokenBucketWeighsCostAndRefusesCostAboveCapacity() {
+        Run run = run(Policy.tokenBucket(5, 5, Duration.ofSeconds(1)));
+        assertDecision(run.acquire(3), Verdict.ALLOWED, 2, 600_000, 0);
+        assertDecision(run.acquire(3), Verdict.REJECTED, 2, 600_000, 200_000);
+        assertDecision(run.acquire(6), Verdict.COST_EXCEEDS_LIMIT, 2, 600_000, Decision.NEVER);
+        run.advance(Duration.ofMillis(200));
+        assertDecision(run.acquire(3), Verdict.ALLOWED, 0, 1_000_000, 0);
+    }
+
+    @Test
+    void fixedWindowResetsAtTheEpochAlignedEdge() {
+        clock.advance(Duration.ofSeconds(59).plusMillis(500));
+        Run run = run(Policy.fixedWindow(2, Duration.ofMinutes(1)));
+        assertDecision(run.acquire(1), Verdict.ALLOWED, 1, 500_000, 0);
+        assertDecision(run.acquire(1), Verdict.ALLOWED, 0, 500_000, 0);
+        assertDecision(run.acquire(1), Verdict.REJECTED, 0, 500_000, 500_000);
+        run.advance(Duration.ofNanos(499_999_000));
+        assertDecision(run.acquire(1), Verdict.REJECTED, 0, 1, 1);
+        run.advance(Duration.ofNanos(1_000));
+        assertDecision(run.acquire(2), Verdict.ALLOWED, 0, 60_000_000, 0);
+        assertDecision(run.acquire(3), Verdict.COST_EXCEEDS_LIMIT, 0, 60_000_000, Decision.NEVER);
+    }
+
+    @Test
+    void slidingWindowLogCountsExactlyOverAnyWindow() {
+        Run run = run(Policy.slidingWindowLog(3, Duration.ofSeconds(10)));
+        assertDecision(run.acquire(1), Verdict.ALLOWED, 2, 10_000_000, 0);
+        run.advance(Duration.ofSeconds(4));
+        assertDecision(run.acquire(1), Verdict.ALLOWED, 1, 10_000_000, 0);
+        run.advance(Duration.ofSeconds(4));
+        assertDecision(run.acquire(1), Verdict.ALLOWED, 0, 10_000_000, 0);
+        run.advance(Duration.ofSeconds(1));
+        assertDecision(run.acquire(1), Verdict.REJECTED, 0, 9_000_000, 1_000_000);
+        run.advance(Duration.ofSeconds(1));
+        assertDecision(run.acquire(1), Verdict.ALLOWED, 0, 10_000_000, 0);
+        assertDecision(run.acquire(2), Verdict.REJECTED, 0, 10_000_000, 8_000_000);
+        assertDecision(run.acquire(4), Verdict.COST_EXCEEDS_LIMIT, 0, 10_000_000, Decision.NEVER);
+        run.advance(Duration.ofSeconds(8));
+        assertDecision(run.acquire(2), Verdict.ALLOWED, 0, 10_000_000, 0);
+    }
+
+    @Test
+    void slidingWindowCounterWeighsThePreviousWindow() {
+        Run run = run(Policy.slidingWindowCounter(10, Duration.ofSeconds(10)));
+        assertDecision(run.acquire(10), Verdict.ALLOWED, 0, 20_000_000, 0);
+        run.advance(Duration.ofMillis(12_500));
+        // previous 10 weighted by 7.5/10 = 7.5, rounded up: 2 left
+        assertDecision(run.acquire(2), Verdict.ALLOWED, 0, 17_500_000, 0);
+        assertDecision(run.acquire(1), Verdict.REJECTED, 0, 17_500_000, 500_000);
+        run.advance(Duration.ofMillis(500));
+        assertDecision(run.acquire(1), Verdict.ALLOWED, 0, 17_000_000, 0);
+        assertDecision(run.acquire(9), Verdict.REJECTED, 0, 17_000_000, 13_666_667);
+    }
+
+    @Test
+    void gcraSpacesRequestsByTheEmissionInterval() {
+        Run run = run(Policy.gcra(2, Duration.ofSeconds(1), 2));
+        assertDecision(run.acquire(1), Verdict.ALLOWED, 1, 500_000, 0);
+        assertDecision(run.acquire(1), Verdict.ALLOWED, 0, 1_000_000, 0);
+        assertDecision(run.acquire(1), Verdict.REJECTED, 0, 1_000_000, 500_000);
+        run.advance(Duration.ofMillis(250));
+        assertDecision(run.acquire(1), Verdict.REJECTED, 0, 750_000, 250_000);
+        assertDecision(run.acquire(3), Verdict.COST_EXCEEDS_LIMIT, 0, 750_000, Decision.NEVER);
+    }
+
+    @Test
+    void gcraKeepsThirdsOfAMicrosecondExactly() {
+        Run run = run(Policy.gcra(3, Duration.ofSeconds(1), 1));
+        assertDecision(run.acquire(1), Verdict.ALLOWED, 0, 333_334, 0);
+        assertDecision(run.acquire(1), Verdict.REJECTED, 0, 333_334, 333_334);
+        run.advance(Duration.ofNanos(333_333_000));
+        assertDecision(run.acquire(1), Verdict.REJECTED, 0, 1, 1);
+        run.advance(Duration.ofNanos(1_000));
+        assertDecision(run.acquire(1), Verdict.ALLOWED, 0, 333_334, 0);
+        for (int i = 0; i < 30; i++) {
+            run.advance(Duration.ofNanos(333_333_000));
+            run.acquire(1);
+        }
+    }
+
+    @Test
+    void everyAlgorithmForgetsAnIdleClient() {
+        Policy[] policies = {
+                Policy.tokenBucket(2, 1, Duration.ofSeconds(1)),
+                Policy.fixedWindow(2, Duration.ofSeconds(1)),
+                Policy.slidingWindowLog(2, Duration.ofSeconds(1)),
+                Policy.slidingWindowCounter(2, Duration.ofSeconds(1)),
+                Policy.gcra(1, Duration.ofSeconds(1), 2)};
+        for (Policy policy : policies) {
+            Run run = run(policy);
+            run.acquire(2);
+            assertThat(run.acquire(1).verdict()).as("%s exhausted", policy).isEqualTo(Verdict.REJECTED);
+            run.advance(Duration.ofSeconds(3));
+            Decision fresh = run.acquire(1);
+            assertThat(fresh.verdict()).as("%s after idling", policy).isEqualTo(Verdict.ALLOWED);
+            assertThat(fresh.remaining()).as("%s after idling", policy).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void compositeRejectsWithTheLongestWaitAndConsumesFromNone() {
+        clock.advance(Duration.ofMinutes(30));
+        Run run = run(Policy.tokenBucket(2, 1, Duration.ofSeconds(1)), Policy.fixedWindow(3, Duration.ofHours(1)));
+        Decision first = run.acquire(1);
+        assertThat(first.policy()).isEqualTo(Policy.tokenBucket(2, 1, Duration.ofSeconds(1)));
+        assertDecision(first, Verdict.ALLOWED, 1, 1_000_000, 0);
+        assertDecision(run.acquire(1), Verdict.ALLOWED, 0, 2_000_000, 0);
+        Decision byBucket = run.acquire(1);
+        assertDecision(byBucket, Verdict.REJECTED, 0, 2_000_000, 1_000_000);
+        run.advance(Duration.ofSeconds(1));
+        Decision third = run.acquire(1);
+        // both have 0 left: the first policy describes the decision
+        assertThat(third.policy()).isEqualTo(Policy.tokenBucket(2, 1, Duration.ofSeconds(1)));
+        assertDecision(third, Verdict.ALLOWED, 0, 2_000_000, 0);
+        run.advance(Duration.ofSeconds(5));
+        Decision byWindow = run.acquire(1);
+        assertThat(byWindow.policy()).isEqualTo(Policy.fixedWindow(3, Duration.ofHours(1)));
+        assertDecision(byWindow, Verdict.REJECTED, 0, 1_794_000_000, 1_794_000_000);
+        assertThat(run.acquire(5).verdict()).isEqualTo(Verdict.COST_EXCEEDS_LIMIT);
+        run.advance(Duration.ofMinutes(30));
+        assertDecision(run.acquire(2), Verdict.ALLOWED, 0, 2_000_000, 0);
+    }
+
+    @Test
+    void aRejectedFirstRequestLeavesTheClientFresh() {
+        Run run = run(Policy.slidingWindowLog(2, Duration.ofSeconds(1)), Policy.gcra(5, Duration.ofSeconds(1), 5));
+        assertThat(run.acquire(3).verdict()).isEqualTo(Verdict.COST_EXCEEDS_LIMIT);
+        assertDecision(run.acquire(2), Verdict.ALLOWED, 0, 1_000_000, 0);
+    }
+}

@@ -1,0 +1,258 @@
+package dev.ratelimit.testing;
+
+import org.awaitility.Awaitility;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A real {@code redis-server} process on a free port of 127.0.0.1, for tests: no persistence
+ * ({@code --save "" --appendonly no}), its directory under {@code target/redis/}, killed at the
+ * latest when the JVM exits (a shutdown hook), so a failing test leaves nothing behind.
+ *
+ * <pre>{@code
+ * try (RedisServer redis = RedisServer.start()) {
+ *     RedisStore store = RedisStore.builder().url(redis.url()).build();
+ *     ...
+ *     redis.kill();      // Redis dies mid-run
+ *     redis.restart();   // same port, empty
+ * }
+ * }</pre>
+ */
+public final class RedisServer implements AutoCloseable {
+    private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> RUNNING.forEach(Process::destroyForcibly),
+                "redis-test-servers-cleanup"));
+    }
+
+    private final Path binary;
+    private final int port;
+    private final Path dir;
+    private final List<String> command;
+    private volatile Process process;
+
+    private RedisServer(Path binary, int port, Path dir, List<String> command) {
+        this.binary = binary;
+        this.port = port;
+        this.dir = dir;
+        this.command = List.copyOf(command);
+    }
+
+    /** A single node from {@link RedisBinary#find()}. */
+    public static RedisServer start() {
+        return start(RedisBinary.find());
+    }
+
+    /** A single node run by {@code binary}. */
+    public static RedisServer start(Path binary) {
+        return start(binary, freePort(false), List.of());
+    }
+
+    /** A single node from {@link RedisBinary#find()} with extra {@code redis-server} arguments (e.g. TLS). */
+    public static RedisServer start(List<String> extraArgs) {
+        return start(RedisBinary.find(), freePort(false), extraArgs);
+    }
+
+    /** A port that is free on 127.0.0.1 right now. */
+    public static int freePort() {
+        return freePort(false);
+    }
+
+    /** A node on {@code port} with extra {@code redis-server} arguments (e.g. cluster mode). */
+    static RedisServer start(Path binary, int port, List<String> extraArgs) {
+        Path dir = directory("node-" + port);
+        List<String> command = new ArrayList<>(List.of(binary.toString(),
+                "--port", Integer.toString(port), "--bind", "127.0.0.1", "--protected-mode", "no",
+                "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--daemonize", "no",
+                "--logfile", dir.resolve("redis.log").toString()));
+        command.addAll(extraArgs);
+        RedisServer server = new RedisServer(binary, port, dir, command);
+        server.launch();
+        return server;
+    }
+
+    /**
+     * A Sentinel (same binary, {@code --sentinel}) monitoring {@code master} under {@code masterName}
+     * with a quorum of 1: for {@code redis-sentinel://} URLs.
+     */
+    public static RedisServer startSentinel(RedisServer master, String masterName) {
+        int port = freePort(false);
+        Path dir = directory("sentinel-" + port);
+        Path config = dir.resolve("sentinel.conf");
+        try {
+            Files.createDirectories(dir);
+            Files.writeString(config, "sentinel monitor " + masterName + " 127.0.0.1 " + master.port() + " 1\n"
+                    + "sentinel down-after-milliseconds " + masterName + " 1000\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        RedisServer sentinel = new RedisServer(master.binary(), port, dir, List.of(master.binary().toString(),
+                config.toString(), "--sentinel", "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                "--protected-mode", "no", "--daemonize", "no", "--dir", dir.toString(),
+                "--logfile", dir.resolve("redis.log").toString()));
+        sentinel.launch();
+        return sentinel;
+    }
+
+    private static Path directory(String name) {
+        return Path.of(System.getProperty("basedir", "."), "target", "redis", name);
+    }
+
+    /** The port. */
+    public int port() {
+        return port;
+    }
+
+    /** {@code redis://127.0.0.1:<port>}. */
+    public String url() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    /** The executable this node runs. */
+    public Path binary() {
+        return binary;
+    }
+
+    /** The server's version, e.g. {@code 7.0.15}. */
+    public String version() {
+        return Resp.info(port, "server", "redis_version");
+    }
+
+    /** Sends a command to this node (see {@link Resp#call}). */
+    public Object call(Object... command) {
+        return Resp.call(port, command);
+    }
+
+    /** Whether the process is running (it may still be paused). */
+    public boolean isRunning() {
+        Process p = process;
+        return p != null && p.isAlive();
+    }
+
+    /** Kills the process at once (SIGKILL), as a crash would; its data is gone. */
+    public void kill() {
+        Process p = process;
+        if (p != null) {
+            p.destroyForcibly();
+            try {
+                p.waitFor();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            RUNNING.remove(p);
+            process = null;
+        }
+    }
+
+    /** Starts the node again on the same port (after {@link #kill}), empty: no persistence. */
+    public void restart() {
+        kill();
+        launch();
+    }
+
+    /** Freezes the process (SIGSTOP): connections stay open, nothing answers. */
+    public void pause() {
+        signal("-STOP");
+    }
+
+    /** Thaws a {@link #pause}d process (SIGCONT). */
+    public void resume() {
+        signal("-CONT");
+    }
+
+    /** {@code CLIENT PAUSE millis ALL}: Redis holds every client's commands for {@code millis}. */
+    public void clientPause(long millis) {
+        call("CLIENT", "PAUSE", millis, "ALL");
+    }
+
+    @Override
+    public void close() {
+        Process p = process;
+        if (p != null && p.isAlive()) {
+            resume();
+        }
+        kill();
+    }
+
+    @Override
+    public String toString() {
+        return "RedisServer[127.0.0.1:" + port + (isRunning() ? "" : ", stopped") + "]";
+    }
+
+    private void launch() {
+        try {
+            Files.createDirectories(dir);
+            Process p = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("stdout.log").toFile()).start();
+            RUNNING.add(p);
+            process = p;
+        } catch (IOException e) {
+            throw new UncheckedIOException("starting " + binary + " on port " + port, e);
+        }
+        Awaitility.await("redis-server on port " + port + " (log: " + dir + ")")
+                .atMost(START_TIMEOUT).pollInterval(Duration.ofMillis(20))
+                .until(() -> {
+                    if (!isRunning()) {
+                        throw new IllegalStateException("redis-server on port " + port + " exited; see " + dir.resolve("redis.log"));
+                    }
+                    return Resp.ping(port);
+                });
+    }
+
+    private void signal(String signal) {
+        Process p = process;
+        if (p == null) {
+            return;
+        }
+        try {
+            int exit = new ProcessBuilder("kill", signal, Long.toString(p.pid())).inheritIO().start().waitFor();
+            if (exit != 0) {
+                throw new IllegalStateException("kill " + signal + " " + p.pid() + " exited with " + exit);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * A port free right now on 127.0.0.1; with {@code withBus}, port + 10000 (the cluster bus) too.
+     */
+    static int freePort(boolean withBus) {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                int port = socket.getLocalPort();
+                if (!withBus) {
+                    return port;
+                }
+                if (port + 10_000 <= 65_535 && isFree(port + 10_000)) {
+                    return port;
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        throw new IllegalStateException("no free port pair (port, port + 10000) found");
+    }
+
+    private static boolean isFree(int port) {
+        try (ServerSocket probe = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+            return probe.isBound();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+}

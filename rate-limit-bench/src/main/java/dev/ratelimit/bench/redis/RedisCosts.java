@@ -45,6 +45,7 @@ public final class RedisCosts {
     private static final int SMALL_LIMIT = 10;
     private static final int REJECTED_CLIENTS = 100;
     private static final int REPEATS = 20;
+    private static final ObjectMapper JSON_MAPPER = new ObjectMapper();
 
     private RedisCosts() {
     }
@@ -59,6 +60,7 @@ public final class RedisCosts {
         ArrayNode rejections = root.putArray("rejections");
         try (RedisServer server = RedisServer.start(); Jedis admin = new Jedis("127.0.0.1", server.port())) {
             root.put("redisVersion", infoField(admin.info("server"), "redis_version"));
+            root.put("evalshaReturn1Micros", ceilingMicros(server, admin, clients));
             for (RedisContenderKind kind : RedisContenderKind.values()) {
                 if (kind == RedisContenderKind.JEDIS_EVALSHA_RETURN_1) {
                     continue;
@@ -86,6 +88,18 @@ public final class RedisCosts {
         }
         if (out != null) {
             json.writerWithDefaultPrettyPrinter().writeValue(out.toFile(), root);
+        }
+    }
+
+    /** Server time of one EVALSHA of {@code return 1}: what any one-script-call decision costs Redis at least. */
+    private static double ceilingMicros(RedisServer server, Jedis admin, int calls) throws IOException {
+        try (RedisContender ceiling = RedisContenderKind.JEDIS_EVALSHA_RETURN_1.create(server.port(), false)) {
+            admin.configResetStat();
+            for (int i = 0; i < calls; i++) {
+                ceiling.decide("");
+            }
+            long[] stat = commandStats(admin.info("commandstats")).get("evalsha");
+            return stat == null ? Double.NaN : stat[1] / (double) stat[0];
         }
     }
 
@@ -125,6 +139,17 @@ public final class RedisCosts {
                 }
             });
             node.put("repeatRejected", rejected[0]);
+            // The same two phases on other clients, timed without MONITOR.
+            time(admin, (ObjectNode) node.get("first"), clients, () -> {
+                for (int i = clients; i < 2 * clients; i++) {
+                    contender.prepare(KeyShape.PREFIX + KeyShape.rawKey(i));
+                }
+            });
+            time(admin, (ObjectNode) node.get("repeat"), clients, () -> {
+                for (int i = clients; i < 2 * clients; i++) {
+                    contender.decide(KeyShape.PREFIX + KeyShape.rawKey(i));
+                }
+            });
         }
     }
 
@@ -156,6 +181,8 @@ public final class RedisCosts {
                     }
                 }
             });
+            first.remove("sentCounts");
+            repeated.remove("sentCounts");
             node.put("limit", SMALL_LIMIT);
             node.put("rejectedRequests", REJECTED_CLIENTS * REPEATS);
             node.put("allowedOverLimit", allowed[0]);
@@ -185,10 +212,12 @@ public final class RedisCosts {
     private static void count(RedisServer server, Jedis admin, ObjectNode into, int decisions, Work work)
             throws IOException, InterruptedException {
         admin.configResetStat();
+        Map<String, Long> sentCounts;
         try (Monitor monitor = new Monitor(server.port())) {
             work.run();
             admin.echo(Monitor.MARKER);
             monitor.awaitMarker();
+            sentCounts = new TreeMap<>(monitor.clientCommands());
             long roundTrips = sum(monitor.clientCommands());
             into.put("roundTrips", roundTrips / (double) decisions);
             ObjectNode sent = into.putObject("sent");
@@ -200,14 +229,37 @@ public final class RedisCosts {
             ObjectNode fromLua = into.putObject("inScripts");
             monitor.luaCommands().forEach((name, n) -> fromLua.put(name, n / (double) decisions));
         }
-        Map<String, Long> stats = commandStats(admin.info("commandstats"));
+        Map<String, long[]> stats = commandStats(admin.info("commandstats"));
         long executed = 0;
-        for (Map.Entry<String, Long> e : stats.entrySet()) {
+        for (Map.Entry<String, long[]> e : stats.entrySet()) {
             if (!NOT_DECISIONS.contains(e.getKey())) {
-                executed += e.getValue();
+                executed += e.getValue()[0];
             }
         }
         into.put("commandsExecuted", executed / (double) decisions);
+        into.set("sentCounts", JSON_MAPPER.valueToTree(sentCounts));
+    }
+
+    /**
+     * Runs {@code work} again without MONITOR (which slows every command it reports) and records the
+     * server's time per decision: each command the client sent, at its mean {@code usec} from
+     * {@code INFO commandstats} (a script's includes its inner commands).
+     */
+    private static void time(Jedis admin, ObjectNode into, int decisions, Work work) throws IOException {
+        admin.configResetStat();
+        work.run();
+        Map<String, long[]> stats = commandStats(admin.info("commandstats"));
+        double micros = 0;
+        var sent = into.path("sentCounts").fields();
+        while (sent.hasNext()) {
+            var command = sent.next();
+            long[] stat = stats.get(command.getKey());
+            if (stat != null && stat[0] > 0 && !NOT_DECISIONS.contains(command.getKey())) {
+                micros += command.getValue().asDouble() / decisions * (stat[1] / (double) stat[0]);
+            }
+        }
+        into.put("serverMicros", micros);
+        into.remove("sentCounts");
     }
 
     private static long sum(Map<String, Long> counts) {
@@ -220,9 +272,12 @@ public final class RedisCosts {
         return total;
     }
 
-    /** {@code cmdstat_<name>:calls=N,...} lines as name to calls (subcommands such as {@code config|resetstat} by their parent). */
-    static Map<String, Long> commandStats(String info) {
-        Map<String, Long> calls = new TreeMap<>();
+    /**
+     * {@code cmdstat_<name>:calls=N,usec=U,...} lines as name to {calls, usec} (subcommands such as
+     * {@code config|resetstat} under their parent).
+     */
+    static Map<String, long[]> commandStats(String info) {
+        Map<String, long[]> stats = new TreeMap<>();
         for (String line : info.split("\r?\n")) {
             if (!line.startsWith("cmdstat_")) {
                 continue;
@@ -232,11 +287,17 @@ public final class RedisCosts {
             if (bar >= 0) {
                 name = name.substring(0, bar);
             }
-            int from = line.indexOf("calls=") + "calls=".length();
-            int to = line.indexOf(',', from);
-            calls.merge(name, Long.parseLong(line.substring(from, to)), Long::sum);
+            long[] s = stats.computeIfAbsent(name, n -> new long[2]);
+            s[0] += field(line, "calls=");
+            s[1] += field(line, "usec=");
         }
-        return calls;
+        return stats;
+    }
+
+    private static long field(String line, String name) {
+        int from = line.indexOf(name) + name.length();
+        int to = line.indexOf(',', from);
+        return Long.parseLong(line.substring(from, to < 0 ? line.length() : to));
     }
 
     static String infoField(String info, String field) {

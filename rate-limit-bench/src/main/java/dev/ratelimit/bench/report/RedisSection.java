@@ -117,10 +117,14 @@ final class RedisSection {
                 + " clients (Redis " + costs.path("redisVersion").asText() + "). Round trips: commands the client sent "
                 + "(MONITOR); executed: every command Redis ran for it, inside scripts too (INFO commandstats). "
                 + "First request: a client Redis has no state for; repeat: an allowed request of a tracked client. "
+                + "Redis time: the server's own time per decision (INFO commandstats usec of the commands sent, a script's "
+                + "including its inner commands; measured without MONITOR); an EVALSHA of `return 1` takes "
+                + Markdown.number(costs.path("evalshaReturn1Micros").asDouble()) + " µs. "
                 + "Bytes: the sum of MEMORY USAGE over the keys, and the growth of used_memory (which adds the keyspace's "
                 + "own tables), per client.");
         Markdown.Table table = new Markdown.Table(List.of("Contender", "Round trips, first", "Round trips, repeat",
-                "Sent (repeat)", "Executed, first", "Executed, repeat", "MEMORY USAGE B/client", "used_memory B/client"));
+                "Sent (repeat)", "Executed, first", "Executed, repeat", "Redis µs, first", "Redis µs, repeat",
+                "MEMORY USAGE B/client", "used_memory B/client"));
         for (JsonNode n : costs.path("contenders")) {
             table.row(List.of(n.path("label").asText(),
                     Markdown.number(n.path("first").path("roundTrips").asDouble()),
@@ -128,6 +132,8 @@ final class RedisSection {
                     commands(n.path("repeat").path("sent")),
                     Markdown.number(n.path("first").path("commandsExecuted").asDouble()),
                     Markdown.number(n.path("repeat").path("commandsExecuted").asDouble()),
+                    Markdown.number(n.path("first").path("serverMicros").asDouble()),
+                    Markdown.number(n.path("repeat").path("serverMicros").asDouble()),
                     Markdown.number(n.path("memoryUsageBytesPerClient").asDouble()),
                     Markdown.number(n.path("usedMemoryBytesPerClient").asDouble())));
         }

@@ -49,9 +49,14 @@ public enum KeyShape {
         return out;
     }
 
-    /** The i-th raw key: 15 characters, distinct for every i below 2^28 / 7919. */
+    /** The i-th raw key: {@code sk-pro-} and the hex digits of {@link #keyValue}, distinct for every i. */
     public static String rawKey(int i) {
-        return "sk-pro-" + Integer.toHexString(0x10000000 + i * 7919);
+        return "sk-pro-" + Integer.toHexString(keyValue(i));
+    }
+
+    /** The number behind the i-th key: an odd multiplier modulo 2^32, so distinct for every i. */
+    static int keyValue(int i) {
+        return 0x10000000 + i * 7919;
     }
 
     /**

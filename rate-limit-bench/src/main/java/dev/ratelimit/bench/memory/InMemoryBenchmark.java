@@ -1,5 +1,6 @@
 package dev.ratelimit.bench.memory;
 
+import dev.ratelimit.bench.FreshKeys;
 import dev.ratelimit.bench.KeyShape;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -59,13 +60,11 @@ public class InMemoryBenchmark {
 
     private Contender limiter;
     private String[] keyStrings;
-    private String[] rawKeys;
     private int[] draws;
     private boolean fresh;
 
     @Setup(Level.Trial)
     public void setUp() {
-        rawKeys = shape.rawKeys();
         keyStrings = shape.keyStrings();
         draws = shape.draws(42);
         fresh = keys == KeyMode.FRESH;
@@ -81,10 +80,11 @@ public class InMemoryBenchmark {
         }
     }
 
-    /** Each thread's position in the pre-drawn key sequence (threads start far apart). */
+    /** Each thread's position in the pre-drawn key sequence (threads start far apart), and its key builder. */
     @State(Scope.Thread)
     public static class Cursor {
         private int i = (int) Thread.currentThread().getId() * 1_000_003;
+        private final FreshKeys fresh = new FreshKeys();
 
         int next(int[] draws) {
             return draws[(i++) & (KeyShape.DRAWS - 1)];
@@ -106,7 +106,7 @@ public class InMemoryBenchmark {
     @Benchmark
     public Object decide(Cursor cursor, Verdicts verdicts) {
         int k = cursor.next(draws);
-        String key = fresh ? KeyShape.PREFIX + rawKeys[k] : keyStrings[k];
+        String key = fresh ? cursor.fresh.key(k) : keyStrings[k];
         Object result = limiter.decide(key);
         if (!limiter.allowed(result)) {
             verdicts.rejected++;

@@ -1,5 +1,6 @@
 package dev.ratelimit.bench.redis;
 
+import dev.ratelimit.bench.FreshKeys;
 import dev.ratelimit.bench.KeyShape;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -53,14 +54,12 @@ public class RedisBenchmark {
 
     private RedisServer server;
     private RedisContender limiter;
-    private String[] rawKeys;
     private int[] draws;
 
     @Setup(Level.Trial)
     public void setUp() throws Exception {
         server = RedisServer.start();
         limiter = contender.create(server.port(), true);
-        rawKeys = shape.rawKeys();
         draws = shape.draws(42);
         prepareAll();
     }
@@ -74,8 +73,8 @@ public class RedisBenchmark {
             for (int t = 0; t < threads; t++) {
                 int first = t;
                 parts[t] = pool.submit(() -> {
-                    for (int i = first; i < rawKeys.length; i += threads) {
-                        limiter.prepare(KeyShape.PREFIX + rawKeys[i]);
+                    for (int i = first; i < shape.keys(); i += threads) {
+                        limiter.prepare(KeyShape.PREFIX + KeyShape.rawKey(i));
                     }
                 });
             }
@@ -85,7 +84,7 @@ public class RedisBenchmark {
         } finally {
             pool.shutdown();
         }
-        String probe = KeyShape.PREFIX + rawKeys[0];
+        String probe = KeyShape.PREFIX + KeyShape.rawKey(0);
         if (!limiter.allowed(limiter.decide(probe))) {
             throw new IllegalStateException(contender + " rejected " + probe + " right after preparing it");
         }
@@ -101,10 +100,11 @@ public class RedisBenchmark {
         }
     }
 
-    /** Each thread's position in the pre-drawn key sequence (threads start far apart). */
+    /** Each thread's position in the pre-drawn key sequence (threads start far apart), and its key builder. */
     @State(Scope.Thread)
     public static class Cursor {
         private int i = (int) Thread.currentThread().getId() * 1_000_003;
+        private final FreshKeys fresh = new FreshKeys();
 
         int next(int[] draws) {
             return draws[(i++) & (KeyShape.DRAWS - 1)];
@@ -125,7 +125,7 @@ public class RedisBenchmark {
 
     @Benchmark
     public Object decide(Cursor cursor, Verdicts verdicts) {
-        Object result = limiter.decide(KeyShape.PREFIX + rawKeys[cursor.next(draws)]);
+        Object result = limiter.decide(cursor.fresh.key(cursor.next(draws)));
         if (!limiter.allowed(result)) {
             verdicts.rejected++;
         }

@@ -178,6 +178,23 @@ final class RedisSection {
         }).orElse(Double.NaN);
     }
 
+    /** Redis server time per repeat decision of {@code kind}, or NaN. */
+    double serverMicros(RedisContenderKind kind) {
+        return costs().map(c -> {
+            for (JsonNode n : c.path("contenders")) {
+                if (n.path("contender").asText().equals(kind.name()) && n.path("repeat").has("serverMicros")) {
+                    return n.path("repeat").path("serverMicros").asDouble();
+                }
+            }
+            return Double.NaN;
+        }).orElse(Double.NaN);
+    }
+
+    /** Redis server time of one EVALSHA of {@code return 1}, or NaN. */
+    double evalshaMicros() {
+        return costs().map(c -> c.path("evalshaReturn1Micros").asDouble(Double.NaN)).orElse(Double.NaN);
+    }
+
     /** Calls per repeated rejection of {@code kind} with the denial cache as given, or NaN. */
     double repeatedRejectionCalls(RedisContenderKind kind, boolean denialCache) {
         return costs().map(c -> {

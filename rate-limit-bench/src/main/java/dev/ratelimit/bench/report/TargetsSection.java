@@ -121,7 +121,13 @@ final class TargetsSection {
         if (Double.isNaN(worst)) {
             return new Verdict(target, "not measured", "not measured");
         }
-        return new Verdict(target, "token bucket: " + String.join("; ", cells), worst >= bar ? "met" : "missed");
+        String measured = "token bucket: " + String.join("; ", cells);
+        double ours = redis.serverMicros(RedisContenderKind.OURS_TOKEN_BUCKET);
+        if (worst < bar && !Double.isNaN(ours)) {
+            measured += String.format(Locale.ROOT, " (Redis time per decision: ours %.1f µs, Bucket4j %.1f µs, "
+                    + "EVALSHA return 1 %.1f µs)", ours, redis.serverMicros(RedisContenderKind.BUCKET4J), redis.evalshaMicros());
+        }
+        return new Verdict(target, measured, worst >= bar ? "met" : "missed");
     }
 
     private Verdict roundTrips() {

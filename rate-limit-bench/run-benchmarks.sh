@@ -3,7 +3,9 @@
 #
 #   rate-limit-bench/run-benchmarks.sh           # the published run: about 35-45 minutes on 2 cores
 #   rate-limit-bench/run-benchmarks.sh --quick   # a smoke test of the whole pipeline: a few minutes
+#   rate-limit-bench/run-benchmarks.sh --only http   # re-run parts (memory, redis, http), keep the rest
 #
+# EXAMPLE_JAR=/path/to/app.jar uses that executable jar of the example app instead of building it.
 # Run it on a quiet machine: the benchmarks share the cores with everything else running.
 # Needs a JDK 17+ and Maven 3.8+. The Redis part needs redis-server, redis-cli and redis-benchmark
 # (Debian: redis-server, redis-tools), the HTTP part wrk (Debian: wrk) and the example app's
@@ -16,14 +18,22 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 MODE=full
-for arg in "$@"; do
-  case "$arg" in
-    --quick) MODE=quick ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
-    *) echo "unknown argument: $arg (use --quick or nothing)" >&2; exit 2 ;;
+ONLY=""
+COMMAND="rate-limit-bench/run-benchmarks.sh"
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --quick) MODE=quick; COMMAND+=" --quick" ;;
+    --only)
+      [[ $# -ge 2 && $2 =~ ^(memory|redis|http)(,(memory|redis|http))*$ ]] \
+        || { echo "--only needs parts from memory,redis,http, e.g. --only http" >&2; exit 2; }
+      ONLY=$2; COMMAND+=" --only $2"; shift ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    *) echo "unknown argument: $1 (use --quick, --only PARTS or nothing)" >&2; exit 2 ;;
   esac
+  shift
 done
-COMMAND="rate-limit-bench/run-benchmarks.sh${1:+ $1}"
+# wanted PART: whether this run measures PART.
+wanted() { [[ -z $ONLY || ,$ONLY, == *,$1,* ]]; }
 OUT="$ROOT/rate-limit-bench/target/bench-results"
 JAR="$ROOT/rate-limit-bench/target/benchmarks.jar"
 STARTED=$(date -u +%Y-%m-%dT%H:%MZ)
@@ -111,21 +121,30 @@ else
 fi
 CONTENDERS=OURS_TOKEN_BUCKET,OURS_FIXED_WINDOW,OURS_SLIDING_WINDOW_LOG,OURS_SLIDING_WINDOW_COUNTER,OURS_GCRA,BUCKET4J,GUAVA,RESILIENCE4J,CHM_GET_FLOOR
 
-rm -rf "$OUT"
+if [[ -z $ONLY ]]; then
+  rm -rf "$OUT"
+fi
 mkdir -p "$OUT"
-: > "$OUT/skipped.txt"
+touch "$OUT/skipped.txt"
+# Parts re-run with --only replace their own results and skip notes only.
+wanted memory && { rm -rf "$OUT"/jmh-inmemory-* "$OUT/memory.json" "$OUT/profiles"; sed -i '/^\(in-memory\|memory\|profile\):/d' "$OUT/skipped.txt"; }
+wanted redis && { rm -f "$OUT"/jmh-redis-* "$OUT"/redis-*; sed -i '/^redis:/d' "$OUT/skipped.txt"; }
+wanted http && { rm -f "$OUT"/http-*; sed -i '/^http:/d' "$OUT/skipped.txt"; }
 
 # ---------------------------------------------------------------------------------------------
 log "building ($MODE mode)"
 MODULES=rate-limit-bench
 HAS_APP=false
-if [[ -d rate-limit-example-webapp/src/main/java ]]; then
+if [[ -n ${EXAMPLE_JAR:-} ]]; then
+  HAS_APP=true
+elif wanted http && [[ -d rate-limit-example-webapp/src/main/java ]]; then
   MODULES=rate-limit-bench,rate-limit-example-webapp
   HAS_APP=true
 fi
 mvn -B -q -pl "$MODULES" -am package -DskipTests
 
 # ---------------------------------------------------------------------------------------------
+if wanted memory; then
 log "in memory: decisions per second, 1 thread, pre-generated and fresh keys"
 jmh inmemory-t1 InMemoryBenchmark "${JMH[@]}" -t 1 -prof gc \
   -p contender=$CONTENDERS -p shape=$SHAPES -p keys=PREGENERATED,FRESH
@@ -153,9 +172,12 @@ done
 
 log "in memory: bytes per tracked client ($MEMORY_CLIENTS clients)"
 java -Xms6g -Xmx6g -cp "$JAR" dev.ratelimit.bench.memory.MemoryFootprint "$MEMORY_CLIENTS" "$OUT/memory.json"
+fi
 
 # ---------------------------------------------------------------------------------------------
-if ensure_tool redis-server redis-server && ensure_tool redis-benchmark redis-tools && ensure_tool redis-cli redis-tools; then
+if ! wanted redis; then
+  :
+elif ensure_tool redis-server redis-server && ensure_tool redis-benchmark redis-tools && ensure_tool redis-cli redis-tools; then
   for t in "${REDIS_THREADS[@]}"; do
     log "redis: decisions per second, $t client threads"
     jmh "redis-t$t" RedisBenchmark "${JMH[@]}" -t "$t" -p contender=$REDIS_CONTENDERS
@@ -178,8 +200,8 @@ else
 fi
 
 # ---------------------------------------------------------------------------------------------
-APP_JAR=""
-if [[ $HAS_APP == true ]]; then
+APP_JAR=${EXAMPLE_JAR:-}
+if [[ -z $APP_JAR && $HAS_APP == true ]]; then
   for candidate in rate-limit-example-webapp/target/*.jar; do
     [[ -e $candidate && $candidate != *original* && $candidate != *sources* && $candidate != *tests* ]] || continue
     if ! command -v unzip >/dev/null 2>&1 || unzip -p "$candidate" META-INF/MANIFEST.MF 2>/dev/null | grep -q '^Main-Class:'; then
@@ -187,7 +209,9 @@ if [[ $HAS_APP == true ]]; then
     fi
   done
 fi
-if [[ -z $APP_JAR ]]; then
+if ! wanted http; then
+  :
+elif [[ -z $APP_JAR ]]; then
   skip "http" "the example app (rate-limit-example-webapp) has no executable jar yet"
 elif ! ensure_tool wrk wrk; then
   skip "http" "wrk not found (Debian: apt-get install wrk)"

@@ -141,7 +141,7 @@ elif wanted http && [[ -d rate-limit-example-webapp/src/main/java ]]; then
   MODULES=rate-limit-bench,rate-limit-example-webapp
   HAS_APP=true
 fi
-mvn -B -q -pl "$MODULES" -am package -DskipTests
+mvn -B -q -Dstyle.color=never -pl "$MODULES" -am package -DskipTests
 
 # ---------------------------------------------------------------------------------------------
 if wanted memory; then

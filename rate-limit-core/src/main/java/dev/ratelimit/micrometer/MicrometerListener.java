@@ -32,7 +32,12 @@ import java.util.function.LongSupplier;
  *   <li>{@code ratelimit_store_seconds{result}}: each store call, {@code ok} or {@code error};</li>
  *   <li>{@code ratelimit_store_errors_total};</li>
  *   <li>{@code ratelimit_store_health{state}}: 1 for the current state ({@code up},
- *       {@code degraded}, {@code circuit_open}), 0 for the others;</li>
+ *       {@code degraded}: deciding by the failure mode, e.g. the local fallback; {@code circuit_open}),
+ *       0 for the others;</li>
+ *   <li>{@code ratelimit_store_health_changes_total{from,to}}: each change of health, so that an outage
+ *       shorter than a scrape interval still shows: {@code to="degraded"} is the failure mode (fallback)
+ *       entered, {@code from="degraded",to="circuit_open"} the circuit opened, {@code to="up"} the
+ *       circuit closed and the fallback left;</li>
  *   <li>{@code ratelimit_tracked_keys}: when given a supplier (e.g. {@code memoryStore::trackedKeys}).</li>
  * </ul>
  * Meters are created once per tag combination and cached; recording a decision allocates nothing
@@ -48,6 +53,8 @@ public final class MicrometerListener implements RateLimitListener {
     private final Timer storeError;
     private final Counter storeErrors;
     private final AtomicReference<StoreHealth> health = new AtomicReference<>(StoreHealth.UP);
+    /** Indexed by [from.ordinal()][to.ordinal()]; null on the diagonal. */
+    private final Counter[][] healthChanges;
 
     private MicrometerListener(MeterRegistry registry, LongSupplier trackedKeys) {
         this.registry = registry;
@@ -60,7 +67,18 @@ public final class MicrometerListener implements RateLimitListener {
         for (StoreHealth state : StoreHealth.values()) {
             Gauge.builder("ratelimit.store.health", health, h -> h.get() == state ? 1 : 0)
                     .description("1 for the store's current health state")
-                    .tag("state", state.name().toLowerCase(Locale.ROOT)).register(registry);
+                    .tag("state", tag(state)).register(registry);
+        }
+        StoreHealth[] states = StoreHealth.values();
+        this.healthChanges = new Counter[states.length][states.length];
+        for (StoreHealth from : states) {
+            for (StoreHealth to : states) {
+                if (from != to) {
+                    healthChanges[from.ordinal()][to.ordinal()] = Counter.builder("ratelimit.store.health.changes")
+                            .description("Changes of the store's health state")
+                            .tag("from", tag(from)).tag("to", tag(to)).register(registry);
+                }
+            }
         }
         if (trackedKeys != null) {
             Gauge.builder("ratelimit.tracked.keys", trackedKeys, s -> (double) s.getAsLong())
@@ -76,6 +94,10 @@ public final class MicrometerListener implements RateLimitListener {
     /** A listener that also publishes {@code trackedKeys} as the {@code ratelimit_tracked_keys} gauge. */
     public static MicrometerListener of(MeterRegistry registry, LongSupplier trackedKeys) {
         return new MicrometerListener(registry, trackedKeys);
+    }
+
+    private static String tag(StoreHealth state) {
+        return state.name().toLowerCase(Locale.ROOT);
     }
 
     private Timer storeTimer(String result) {
@@ -121,6 +143,9 @@ public final class MicrometerListener implements RateLimitListener {
     @Override
     public void onHealthChange(StoreHealth previous, StoreHealth current) {
         health.set(current);
+        if (previous != current) {
+            healthChanges[previous.ordinal()][current.ordinal()].increment();
+        }
     }
 
     /** The meters of one tier and endpoint. */

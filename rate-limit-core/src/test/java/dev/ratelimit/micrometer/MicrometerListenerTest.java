@@ -76,4 +76,24 @@ class MicrometerListenerTest {
         assertThat(registry.get("ratelimit.store").tag("result", "error").timer().count()).isEqualTo(1);
         assertThat(registry.get("ratelimit.store.errors").counter().count()).isEqualTo(1);
     }
+
+    @Test
+    void countsEachHealthChangeSoThatAnOutageShorterThanAScrapeStillShows() {
+        listener.onHealthChange(StoreHealth.UP, StoreHealth.DEGRADED);
+        listener.onHealthChange(StoreHealth.DEGRADED, StoreHealth.CIRCUIT_OPEN);
+        listener.onHealthChange(StoreHealth.CIRCUIT_OPEN, StoreHealth.UP);
+        listener.onHealthChange(StoreHealth.UP, StoreHealth.DEGRADED);
+        listener.onHealthChange(StoreHealth.DEGRADED, StoreHealth.UP);
+
+        assertThat(healthChanges("up", "degraded")).isEqualTo(2);
+        assertThat(healthChanges("degraded", "circuit_open")).isEqualTo(1);
+        assertThat(healthChanges("circuit_open", "up")).isEqualTo(1);
+        assertThat(healthChanges("degraded", "up")).isEqualTo(1);
+        assertThat(healthChanges("up", "circuit_open")).as("registered before it happens, at zero").isZero();
+        assertThat(registry.get("ratelimit.store.health").tag("state", "up").gauge().value()).isEqualTo(1);
+    }
+
+    private double healthChanges(String from, String to) {
+        return registry.get("ratelimit.store.health.changes").tags("from", from, "to", to).counter().count();
+    }
 }

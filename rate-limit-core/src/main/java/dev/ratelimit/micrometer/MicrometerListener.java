@@ -81,8 +81,10 @@ public final class MicrometerListener implements RateLimitListener {
             }
         }
         if (trackedKeys != null) {
+            // A strong reference: a method reference such as memoryStore::trackedKeys is held by
+            // nothing else, and a weakly held one would be collected and read NaN.
             Gauge.builder("ratelimit.tracked.keys", trackedKeys, s -> (double) s.getAsLong())
-                    .description("Client keys currently tracked by the in-memory store").register(registry);
+                    .description("Client keys currently tracked by the in-memory store").strongReference(true).register(registry);
         }
     }
 

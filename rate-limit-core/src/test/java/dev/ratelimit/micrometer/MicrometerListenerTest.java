@@ -96,4 +96,18 @@ class MicrometerListenerTest {
     private double healthChanges(String from, String to) {
         return registry.get("ratelimit.store.health.changes").tags("from", from, "to", to).counter().count();
     }
+
+    @Test
+    void keepsTheTrackedKeysSupplierAliveAfterGarbageCollection() {
+        SimpleMeterRegistry other = new SimpleMeterRegistry();
+        MicrometerListener.of(other, store::trackedKeys);
+        limiter.tryAcquire("ip:203.0.113.7");
+        limiter.tryAcquire("ip:203.0.113.8");
+
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+        }
+
+        assertThat(other.get("ratelimit.tracked.keys").gauge().value()).isEqualTo(2);
+    }
 }

@@ -47,7 +47,7 @@ class MicrometerListenerTest {
         assertThat(decisions("shadow_rejected")).isEqualTo(1);
         // 5 allowed leave 4, 3, 2, 1, 0 of 5: the last two are under 20%... 1/5 is not under, 0/5 is.
         assertThat(registry.get("ratelimit.near.limit").tags("tier", "free", "endpoint", "login").counter().count()).isEqualTo(1);
-        assertThat(registry.get("ratelimit.remaining.ratio").summary().count()).isEqualTo(8);
+        assertThat(registry.get("ratelimit.remaining.percent").summary().count()).isEqualTo(8);
         assertThat(registry.get("ratelimit.decision").timer().count()).isEqualTo(8);
         assertThat(registry.get("ratelimit.tracked.keys").gauge().value()).isEqualTo(1);
     }
@@ -60,7 +60,7 @@ class MicrometerListenerTest {
         listener.onDecision(new DecisionEvent("free", "login", login, fallback, false, 10));
         assertThat(decisions("failed_open")).isEqualTo(1);
         assertThat(decisions("fallback_rejected")).isEqualTo(1);
-        assertThat(registry.get("ratelimit.remaining.ratio").summary().count()).as("fail-open numbers are not recorded").isEqualTo(1);
+        assertThat(registry.get("ratelimit.remaining.percent").summary().count()).as("fail-open numbers are not recorded").isEqualTo(1);
     }
 
     @Test
@@ -109,5 +109,22 @@ class MicrometerListenerTest {
         }
 
         assertThat(other.get("ratelimit.tracked.keys").gauge().value()).isEqualTo(2);
+    }
+
+    @Test
+    void putsEachRemainingPercentageInTheBucketThatHoldsItExactly() {
+        Limit scan = Limit.of("scan", Policy.tokenBucket(10, 1, Duration.ofSeconds(1)));
+        RateLimiter bucket = store.limiter(scan);
+        for (int i = 0; i < 12; i++) {
+            listener.onDecision(new DecisionEvent("free", "scan", scan, bucket.tryAcquire("k"), false, 5));
+        }
+
+        // Remaining 9, 8, ... 1, 0 of 10, then 0 and 0: 90%, 80%, ... 10%, 0%, 0%, 0%.
+        var histogram = registry.get("ratelimit.remaining.percent").tag("endpoint", "scan").summary().takeSnapshot().histogramCounts();
+        assertThat(histogram[0].bucket()).isEqualTo(10);
+        assertThat(histogram[0].count()).as("10%, 0%, 0%, 0%").isEqualTo(4);
+        assertThat(histogram[4].bucket()).isEqualTo(50);
+        assertThat(histogram[4].count()).isEqualTo(8);
+        assertThat(histogram[9].count()).isEqualTo(12);
     }
 }

@@ -297,6 +297,7 @@
       value: remaining.get(le) - (k === 0 ? 0 : remaining.get(bounds[k - 1])),
     })));
     healthStrip(document.getElementById('chart-health'));
+    document.body.dataset.samples = String(samples.length);
   }
 
   async function poll() {

@@ -177,18 +177,25 @@
     return (v) => pad.t + (h - pad.t - pad.b) * (1 - v / top);
   }
 
-  /** Lines over the last five minutes: series = [{name, color, points: [[t, v or null]]}]. */
+  /** Seconds shown on the time axis: the history kept so far, at least a minute, at most five. */
+  function span() {
+    return Math.min(KEEP_S, Math.max(MINUTE_S, samples[samples.length - 1].t - samples[0].t));
+  }
+
+  /** Lines over the history: series = [{name, color, points: [[t, v or null]]}]. */
   function lineChart(svg, series, legend, unit) {
     const w = 560, h = 220, pad = { l: 48, r: 10, t: 10, b: 22 };
     svg.replaceChildren();
     const now = samples[samples.length - 1].t;
-    const x = (t) => pad.l + (w - pad.l - pad.r) * (1 - (now - t) / KEEP_S);
+    const seconds = span();
+    const x = (t) => pad.l + (w - pad.l - pad.r) * (1 - (now - t) / seconds);
     let max = 0;
     for (const s of series) for (const [, v] of s.points) if (v !== null && v > max) max = v;
     const y = frame(svg, w, h, pad, max);
-    for (let m = 5; m >= 0; m--) {
-      svg.appendChild(el('text', { x: x(now - m * 60), y: h - 6, 'text-anchor': m === 0 ? 'end' : 'middle' },
-        m === 0 ? 'now' : '-' + m + ' min'));
+    const step = seconds <= 120 ? 15 : 60;
+    for (let ago = Math.floor(seconds / step) * step; ago >= 0; ago -= step) {
+      const label = ago === 0 ? 'now' : step < 60 ? '-' + ago + ' s' : '-' + ago / 60 + ' min';
+      svg.appendChild(el('text', { x: x(now - ago), y: h - 6, 'text-anchor': ago === 0 ? 'end' : 'middle' }, label));
     }
     for (const s of series) {
       let d = '';
@@ -235,7 +242,7 @@
     const w = 1140, h = 44;
     svg.replaceChildren();
     const now = samples[samples.length - 1].t;
-    const x = (t) => w * (1 - (now - t) / KEEP_S);
+    const x = (t) => w * (1 - (now - t) / span());
     samples.forEach((s, i) => {
       const next = i + 1 < samples.length ? samples[i + 1].t : now + POLL_MS / 1000;
       const left = Math.max(0, x(s.t));

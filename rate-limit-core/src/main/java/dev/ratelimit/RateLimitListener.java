@@ -5,6 +5,12 @@ package dev.ratelimit;
  * store errors, store latency and changes of store health. Every method has an empty default, and
  * callers check {@link #NONE} before building anything to pass, so an unused listener costs nothing.
  *
+ * <p>Store events come from the Redis store (the in-memory store cannot fail), decisions from the
+ * filter; give the same listener to both. The health changes tell an outage's course:
+ * {@code UP -> DEGRADED} the store failed and the failure mode (e.g. the local fallback) decides,
+ * {@code DEGRADED -> CIRCUIT_OPEN} the circuit breaker opened, {@code -> UP} the store answered
+ * again (circuit closed, fallback left).
+ *
  * <p>Implementations must be thread-safe, fast and must not throw; an exception thrown from a listener
  * is caught and dropped by the caller.
  */

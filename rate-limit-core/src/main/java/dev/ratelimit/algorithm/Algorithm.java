@@ -50,6 +50,14 @@ public interface Algorithm {
         return false;
     }
 
+    /**
+     * Rewrites the state as of {@code now} without changing what it means (a refill folded in, a
+     * window rolled over), so the other methods need not recompute it. Optional: the default does
+     * nothing, and every method gives the same answers with or without it.
+     */
+    default void refresh(long[] s, int o, Object[] logs, int l, long now) {
+    }
+
     /** 0 if {@code cost} may pass now; else the exact µs until it may; {@link #NEVER} if it never may. */
     long waitMicros(long[] s, int o, Object[] logs, int l, long now, long cost);
 

@@ -21,7 +21,11 @@ final class FixedWindowAlgorithm implements Algorithm {
 
     /** The start of the window in force at {@code now}: the current one, or a later stored one if the clock went back. */
     private long start(long[] s, int o, long now) {
-        return Math.max(now - Math.floorMod(now, window), s[o]);
+        long stored = s[o];
+        if (now >= stored && now - stored < window) {
+            return stored; // stored starts are always aligned: still in that window, no need to divide
+        }
+        return Math.max(now - Math.floorMod(now, window), stored);
     }
 
     private long count(long[] s, int o, long start) {

@@ -64,6 +64,9 @@ public final class LimitEvaluator {
         if (cost < 1) {
             throw new IllegalArgumentException("cost must be >= 1, was " + cost);
         }
+        for (int i = 0; i < algorithms.length; i++) {
+            algorithms[i].refresh(s, base + wordOffsets[i], logArray, logBase + logOffsets[i], now);
+        }
         int decider = -1;
         long longestWait = 0;
         for (int i = 0; i < algorithms.length; i++) {

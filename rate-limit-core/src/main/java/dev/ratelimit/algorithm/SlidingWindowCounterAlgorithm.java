@@ -24,7 +24,11 @@ final class SlidingWindowCounterAlgorithm implements Algorithm {
     }
 
     private long start(long[] s, int o, long now) {
-        return Math.max(now - Math.floorMod(now, window), s[o]);
+        long stored = s[o];
+        if (now >= stored && now - stored < window) {
+            return stored; // stored starts are always aligned: still in that window, no need to divide
+        }
+        return Math.max(now - Math.floorMod(now, window), stored);
     }
 
     /** Units in the current window, as of the window starting at {@code start}. */

@@ -39,6 +39,14 @@ final class TokenBucketAlgorithm implements Algorithm {
     }
 
     @Override
+    public void refresh(long[] s, int o, Object[] logs, int l, long now) {
+        if (s[o] != 0 && now > s[o + 1]) {
+            s[o] = deficit(s, o, now);
+            s[o + 1] = now;
+        }
+    }
+
+    @Override
     public long waitMicros(long[] s, int o, Object[] logs, int l, long now, long cost) {
         if (cost > capacity) {
             return NEVER;
@@ -60,7 +68,8 @@ final class TokenBucketAlgorithm implements Algorithm {
 
     @Override
     public long resetAfterMicros(long[] s, int o, Object[] logs, int l, long now) {
-        return Exact.ceilDiv(deficit(s, o, now), rate);
+        long deficit = deficit(s, o, now);
+        return rate == 1 ? deficit : Exact.ceilDiv(deficit, rate);
     }
 
     @Override

@@ -26,20 +26,31 @@ import java.util.function.LongSupplier;
  *       {@code allowed}, {@code rejected}, {@code shadow_rejected}, {@code failed_open},
  *       {@code fallback_allowed}, {@code fallback_rejected} or {@code unavailable};</li>
  *   <li>{@code ratelimit_near_limit_total{tier,endpoint}}: allowed with under 20% of the limit left;</li>
- *   <li>{@code ratelimit_remaining_ratio{tier,endpoint}}: remaining / limit after each decision, a
- *       histogram with buckets every 0.1;</li>
+ *   <li>{@code ratelimit_remaining_percent{tier,endpoint}}: remaining as a percentage of the limit
+ *       after each decision, a histogram with buckets every 10 (bucket {@code le="10.0"} counts the
+ *       decisions that left at most 10% of the limit);</li>
  *   <li>{@code ratelimit_decision_seconds}: the whole decision (histogram, for p50/p99);</li>
  *   <li>{@code ratelimit_store_seconds{result}}: each store call, {@code ok} or {@code error};</li>
  *   <li>{@code ratelimit_store_errors_total};</li>
  *   <li>{@code ratelimit_store_health{state}}: 1 for the current state ({@code up},
- *       {@code degraded}, {@code circuit_open}), 0 for the others;</li>
+ *       {@code degraded}: deciding by the failure mode, e.g. the local fallback; {@code circuit_open}),
+ *       0 for the others;</li>
+ *   <li>{@code ratelimit_store_health_changes_total{from,to}}: each change of health, so that an outage
+ *       shorter than a scrape interval still shows: {@code to="degraded"} is the failure mode (fallback)
+ *       entered, {@code from="degraded",to="circuit_open"} the circuit opened, {@code to="up"} the
+ *       circuit closed and the fallback left;</li>
  *   <li>{@code ratelimit_tracked_keys}: when given a supplier (e.g. {@code memoryStore::trackedKeys}).</li>
  * </ul>
  * Meters are created once per tag combination and cached; recording a decision allocates nothing
  * after the first.
  */
 public final class MicrometerListener implements RateLimitListener {
-    private static final double[] RATIO_BUCKETS = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0};
+    /*
+     * Percent, not a 0..1 ratio: Micrometer's fixed-boundary histograms round each value up to a
+     * whole number before choosing its bucket, so a ratio of 0.1 would land in bucket le=1.0.
+     * Rounding a percentage up keeps the buckets exact: ceil(x) <= 10 exactly when x <= 10.
+     */
+    private static final double[] PERCENT_BUCKETS = {10, 20, 30, 40, 50, 60, 70, 80, 90, 100};
 
     private final MeterRegistry registry;
     private final ConcurrentHashMap<String, ConcurrentHashMap<String, EndpointMeters>> byTier = new ConcurrentHashMap<>();
@@ -48,6 +59,8 @@ public final class MicrometerListener implements RateLimitListener {
     private final Timer storeError;
     private final Counter storeErrors;
     private final AtomicReference<StoreHealth> health = new AtomicReference<>(StoreHealth.UP);
+    /** Indexed by [from.ordinal()][to.ordinal()]; null on the diagonal. */
+    private final Counter[][] healthChanges;
 
     private MicrometerListener(MeterRegistry registry, LongSupplier trackedKeys) {
         this.registry = registry;
@@ -60,11 +73,24 @@ public final class MicrometerListener implements RateLimitListener {
         for (StoreHealth state : StoreHealth.values()) {
             Gauge.builder("ratelimit.store.health", health, h -> h.get() == state ? 1 : 0)
                     .description("1 for the store's current health state")
-                    .tag("state", state.name().toLowerCase(Locale.ROOT)).register(registry);
+                    .tag("state", tag(state)).register(registry);
+        }
+        StoreHealth[] states = StoreHealth.values();
+        this.healthChanges = new Counter[states.length][states.length];
+        for (StoreHealth from : states) {
+            for (StoreHealth to : states) {
+                if (from != to) {
+                    healthChanges[from.ordinal()][to.ordinal()] = Counter.builder("ratelimit.store.health.changes")
+                            .description("Changes of the store's health state")
+                            .tag("from", tag(from)).tag("to", tag(to)).register(registry);
+                }
+            }
         }
         if (trackedKeys != null) {
+            // A strong reference: a method reference such as memoryStore::trackedKeys is held by
+            // nothing else, and a weakly held one would be collected and read NaN.
             Gauge.builder("ratelimit.tracked.keys", trackedKeys, s -> (double) s.getAsLong())
-                    .description("Client keys currently tracked by the in-memory store").register(registry);
+                    .description("Client keys currently tracked by the in-memory store").strongReference(true).register(registry);
         }
     }
 
@@ -76,6 +102,10 @@ public final class MicrometerListener implements RateLimitListener {
     /** A listener that also publishes {@code trackedKeys} as the {@code ratelimit_tracked_keys} gauge. */
     public static MicrometerListener of(MeterRegistry registry, LongSupplier trackedKeys) {
         return new MicrometerListener(registry, trackedKeys);
+    }
+
+    private static String tag(StoreHealth state) {
+        return state.name().toLowerCase(Locale.ROOT);
     }
 
     private Timer storeTimer(String result) {
@@ -90,7 +120,7 @@ public final class MicrometerListener implements RateLimitListener {
         EndpointMeters meters = meters(event.tier(), event.endpoint());
         meters.decisions(d.policy().algorithm(), Outcome.of(event)).increment();
         if (d.limit() > 0 && d.source() != Source.FAIL_OPEN && d.source() != Source.FAIL_CLOSED) {
-            meters.remainingRatio.record((double) d.remaining() / d.limit());
+            meters.remainingPercent.record(100.0 * d.remaining() / d.limit());
             if (d.allowed() && d.remaining() * 5 < d.limit()) {
                 meters.nearLimit.increment();
             }
@@ -121,6 +151,9 @@ public final class MicrometerListener implements RateLimitListener {
     @Override
     public void onHealthChange(StoreHealth previous, StoreHealth current) {
         health.set(current);
+        if (previous != current) {
+            healthChanges[previous.ordinal()][current.ordinal()].increment();
+        }
     }
 
     /** The meters of one tier and endpoint. */
@@ -129,15 +162,16 @@ public final class MicrometerListener implements RateLimitListener {
         private final String endpoint;
         private final ConcurrentHashMap<String, Counter[]> decisions = new ConcurrentHashMap<>();
         private final Counter nearLimit;
-        private final DistributionSummary remainingRatio;
+        private final DistributionSummary remainingPercent;
 
         EndpointMeters(String tier, String endpoint) {
             this.tier = tier;
             this.endpoint = endpoint;
             this.nearLimit = Counter.builder("ratelimit.near.limit").description("Allowed requests that left under 20% of the limit")
                     .tag("tier", tier).tag("endpoint", endpoint).register(registry);
-            this.remainingRatio = DistributionSummary.builder("ratelimit.remaining.ratio").description("Remaining quota / limit after a decision")
-                    .tag("tier", tier).tag("endpoint", endpoint).serviceLevelObjectives(RATIO_BUCKETS).register(registry);
+            this.remainingPercent = DistributionSummary.builder("ratelimit.remaining.percent")
+                    .description("Remaining quota after a decision, in percent of the limit")
+                    .tag("tier", tier).tag("endpoint", endpoint).serviceLevelObjectives(PERCENT_BUCKETS).register(registry);
         }
 
         Counter decisions(String algorithm, Outcome outcome) {

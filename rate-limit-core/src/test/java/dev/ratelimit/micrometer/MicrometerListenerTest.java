@@ -47,7 +47,7 @@ class MicrometerListenerTest {
         assertThat(decisions("shadow_rejected")).isEqualTo(1);
         // 5 allowed leave 4, 3, 2, 1, 0 of 5: the last two are under 20%... 1/5 is not under, 0/5 is.
         assertThat(registry.get("ratelimit.near.limit").tags("tier", "free", "endpoint", "login").counter().count()).isEqualTo(1);
-        assertThat(registry.get("ratelimit.remaining.ratio").summary().count()).isEqualTo(8);
+        assertThat(registry.get("ratelimit.remaining.percent").summary().count()).isEqualTo(8);
         assertThat(registry.get("ratelimit.decision").timer().count()).isEqualTo(8);
         assertThat(registry.get("ratelimit.tracked.keys").gauge().value()).isEqualTo(1);
     }
@@ -60,7 +60,7 @@ class MicrometerListenerTest {
         listener.onDecision(new DecisionEvent("free", "login", login, fallback, false, 10));
         assertThat(decisions("failed_open")).isEqualTo(1);
         assertThat(decisions("fallback_rejected")).isEqualTo(1);
-        assertThat(registry.get("ratelimit.remaining.ratio").summary().count()).as("fail-open numbers are not recorded").isEqualTo(1);
+        assertThat(registry.get("ratelimit.remaining.percent").summary().count()).as("fail-open numbers are not recorded").isEqualTo(1);
     }
 
     @Test
@@ -75,5 +75,56 @@ class MicrometerListenerTest {
         assertThat(registry.get("ratelimit.store").tag("result", "ok").timer().totalTime(java.util.concurrent.TimeUnit.MICROSECONDS)).isEqualTo(250);
         assertThat(registry.get("ratelimit.store").tag("result", "error").timer().count()).isEqualTo(1);
         assertThat(registry.get("ratelimit.store.errors").counter().count()).isEqualTo(1);
+    }
+
+    @Test
+    void countsEachHealthChangeSoThatAnOutageShorterThanAScrapeStillShows() {
+        listener.onHealthChange(StoreHealth.UP, StoreHealth.DEGRADED);
+        listener.onHealthChange(StoreHealth.DEGRADED, StoreHealth.CIRCUIT_OPEN);
+        listener.onHealthChange(StoreHealth.CIRCUIT_OPEN, StoreHealth.UP);
+        listener.onHealthChange(StoreHealth.UP, StoreHealth.DEGRADED);
+        listener.onHealthChange(StoreHealth.DEGRADED, StoreHealth.UP);
+
+        assertThat(healthChanges("up", "degraded")).isEqualTo(2);
+        assertThat(healthChanges("degraded", "circuit_open")).isEqualTo(1);
+        assertThat(healthChanges("circuit_open", "up")).isEqualTo(1);
+        assertThat(healthChanges("degraded", "up")).isEqualTo(1);
+        assertThat(healthChanges("up", "circuit_open")).as("registered before it happens, at zero").isZero();
+        assertThat(registry.get("ratelimit.store.health").tag("state", "up").gauge().value()).isEqualTo(1);
+    }
+
+    private double healthChanges(String from, String to) {
+        return registry.get("ratelimit.store.health.changes").tags("from", from, "to", to).counter().count();
+    }
+
+    @Test
+    void keepsTheTrackedKeysSupplierAliveAfterGarbageCollection() {
+        SimpleMeterRegistry other = new SimpleMeterRegistry();
+        MicrometerListener.of(other, store::trackedKeys);
+        limiter.tryAcquire("ip:203.0.113.7");
+        limiter.tryAcquire("ip:203.0.113.8");
+
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+        }
+
+        assertThat(other.get("ratelimit.tracked.keys").gauge().value()).isEqualTo(2);
+    }
+
+    @Test
+    void putsEachRemainingPercentageInTheBucketThatHoldsItExactly() {
+        Limit scan = Limit.of("scan", Policy.tokenBucket(10, 1, Duration.ofSeconds(1)));
+        RateLimiter bucket = store.limiter(scan);
+        for (int i = 0; i < 12; i++) {
+            listener.onDecision(new DecisionEvent("free", "scan", scan, bucket.tryAcquire("k"), false, 5));
+        }
+
+        // Remaining 9, 8, ... 1, 0 of 10, then 0 and 0: 90%, 80%, ... 10%, 0%, 0%, 0%.
+        var histogram = registry.get("ratelimit.remaining.percent").tag("endpoint", "scan").summary().takeSnapshot().histogramCounts();
+        assertThat(histogram[0].bucket()).isEqualTo(10);
+        assertThat(histogram[0].count()).as("10%, 0%, 0%, 0%").isEqualTo(4);
+        assertThat(histogram[4].bucket()).isEqualTo(50);
+        assertThat(histogram[4].count()).isEqualTo(8);
+        assertThat(histogram[9].count()).isEqualTo(12);
     }
 }

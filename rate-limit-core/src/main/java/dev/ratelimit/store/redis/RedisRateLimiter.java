@@ -106,7 +106,7 @@ final class RedisRateLimiter implements RateLimiter {
 
     private long[] call(String client, long cost, long sentAt) {
         String now = settings.timeFromClock() ? Long.toString(sentAt) : ScriptLimit.REDIS_TIME;
-        return DecisionScript.run(settings.connections().client(), script.keys(client),
+        return script.script().run(settings.connections().client(), script.keys(client),
                 script.args(now, cost, settings.ttlSlackMillis()));
     }
 

@@ -1,12 +1,9 @@
 package dev.ratelimit.store.redis;
 
 import dev.ratelimit.Durations;
-import dev.ratelimit.FixedWindow;
 import dev.ratelimit.Gcra;
 import dev.ratelimit.Limit;
 import dev.ratelimit.Policy;
-import dev.ratelimit.SlidingWindowCounter;
-import dev.ratelimit.SlidingWindowLog;
 import dev.ratelimit.TokenBucket;
 
 import java.util.ArrayList;
@@ -24,12 +21,14 @@ final class ScriptLimit {
     static final String REDIS_TIME = "time";
 
     private final Limit limit;
+    private final DecisionScript script;
     private final String keyBase;
     private final String[] policyArgs;
     private final int policies;
 
     ScriptLimit(String prefix, Limit limit) {
         this.limit = limit;
+        this.script = DecisionScript.forLimit(limit);
         this.keyBase = prefix + limit.name() + ":" + limit.fingerprint() + ":{";
         this.policies = limit.policies().size();
         List<String> args = new ArrayList<>();
@@ -44,6 +43,11 @@ final class ScriptLimit {
 
     Limit limit() {
         return limit;
+    }
+
+    /** The script that decides this limit. */
+    DecisionScript script() {
+        return script;
     }
 
     /** The keys of one client (by its {@link ClientHash}), one per policy. */
@@ -66,19 +70,14 @@ final class ScriptLimit {
         return Arrays.asList(args);
     }
 
-    /** type, p1, p2, p3 as documented in decide.lua. */
+    /** type, p1, p2, p3 as documented in lua/prelude.lua. */
     private static long[] encode(Policy policy) {
+        int type = DecisionScript.type(policy);
         if (policy instanceof TokenBucket p) {
-            return new long[] {1, p.capacity(), p.unitsPerToken(), p.refillUnitsPerMicro()};
-        } else if (policy instanceof FixedWindow p) {
-            return new long[] {2, p.limit(), Durations.toMicros(p.window()), 0};
-        } else if (policy instanceof SlidingWindowLog p) {
-            return new long[] {3, p.limit(), Durations.toMicros(p.window()), 0};
-        } else if (policy instanceof SlidingWindowCounter p) {
-            return new long[] {4, p.limit(), Durations.toMicros(p.window()), 0};
+            return new long[] {type, p.capacity(), p.unitsPerToken(), p.refillUnitsPerMicro()};
         } else if (policy instanceof Gcra p) {
-            return new long[] {5, p.burst(), p.intervalUnits(), p.ratePerUnit()};
+            return new long[] {type, p.burst(), p.intervalUnits(), p.ratePerUnit()};
         }
-        throw new IllegalArgumentException("policy: unknown type " + policy.getClass().getName());
+        return new long[] {type, policy.limit(), Durations.toMicros(policy.window()), 0};
     }
 }

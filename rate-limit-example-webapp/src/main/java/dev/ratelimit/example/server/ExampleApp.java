@@ -8,19 +8,26 @@ import dev.ratelimit.config.RateLimitConfig;
 import dev.ratelimit.example.api.ApiServlet;
 import dev.ratelimit.example.api.HealthServlet;
 import dev.ratelimit.example.api.NotFoundServlet;
+import dev.ratelimit.example.observe.DashboardServlet;
+import dev.ratelimit.example.observe.MetricsServlet;
+import dev.ratelimit.micrometer.MicrometerListener;
 import dev.ratelimit.servlet.RateLimitFilter;
 import dev.ratelimit.store.memory.MemoryStore;
 import dev.ratelimit.store.redis.RedisStore;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import jakarta.servlet.DispatcherType;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
 
 import java.util.EnumSet;
 
 /**
  * The executable example, put together in one place: the configuration, the store, the listener,
- * the filter built in code, and the servlets. Whatever else the app serves (metrics, a dashboard)
- * is added here, next to the parts it reports on.
+ * the filter built in code, and the servlets. One {@link MicrometerListener} hears both the store
+ * (store calls, errors, health) and the filter (decisions); its registry is served at
+ * {@code /metrics} and drawn by {@code /dashboard}, both outside the filter's {@code /api/*}.
  *
  * <p>It owns the store and closes it in {@link #close()}, after the server has stopped.
  */
@@ -29,12 +36,15 @@ final class ExampleApp implements AutoCloseable {
     private final RateLimitStore store;
     private final String storeDescription;
     private final RateLimitFilter filter;
+    private final PrometheusMeterRegistry metrics;
 
-    private ExampleApp(ExampleOptions options, RateLimitStore store, String storeDescription, RateLimitFilter filter) {
+    private ExampleApp(ExampleOptions options, RateLimitStore store, String storeDescription, RateLimitFilter filter,
+                       PrometheusMeterRegistry metrics) {
         this.options = options;
         this.store = store;
         this.storeDescription = storeDescription;
         this.filter = filter;
+        this.metrics = metrics;
     }
 
     /**
@@ -43,10 +53,13 @@ final class ExampleApp implements AutoCloseable {
      * stop start-up, its failure mode decides until it answers.
      */
     static ExampleApp create(ExampleOptions options, Clock clock) {
-        RateLimitListener listener = RateLimitListener.NONE;
+        PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        RateLimitListener listener;
         RateLimitStore store;
         String description;
         if (options.redisUrl().isPresent()) {
+            // No tracked-keys gauge on Redis: counting its keys would take a scan, and they expire by themselves.
+            listener = MicrometerListener.of(metrics);
             RedisStore.Builder redis = RedisStore.builder().url(options.redisUrl().get()).clock(clock).listener(listener);
             options.failureMode().ifPresent(redis::failureMode);
             options.fallbackShare().ifPresent(redis::fallbackShare);
@@ -57,7 +70,9 @@ final class ExampleApp implements AutoCloseable {
                     + "while it is down: " + mode + (mode == FailureMode.LOCAL_FALLBACK
                     ? " (each instance allows " + options.fallbackShare().orElse(1.0) + " of each limit)" : "");
         } else {
-            store = MemoryStore.builder().clock(clock).build();
+            MemoryStore memory = MemoryStore.builder().clock(clock).build();
+            listener = MicrometerListener.of(metrics, memory::trackedKeys);
+            store = memory;
             description = "in memory (this instance only; set REDIS_URL to share limits between instances)";
         }
         try {
@@ -69,7 +84,7 @@ final class ExampleApp implements AutoCloseable {
                     .failureMode(options.failureMode().orElse(FailureMode.FAIL_OPEN))
                     .trustedProxies(options.trustedProxies())
                     .build();
-            return new ExampleApp(options, store, description, filter);
+            return new ExampleApp(options, store, description, filter, metrics);
         } catch (RuntimeException e) {
             store.close();
             throw e;
@@ -81,6 +96,8 @@ final class ExampleApp implements AutoCloseable {
         ServletContextHandler context = new ServletContextHandler("/");
         context.addServlet(ApiServlet.class, "/api/*").setAsyncSupported(true);
         context.addServlet(HealthServlet.class, "/health");
+        context.addServlet(new ServletHolder("metrics", new MetricsServlet(metrics)), "/metrics");
+        context.addServlet(new ServletHolder("dashboard", new DashboardServlet()), "/dashboard/*");
         context.addServlet(NotFoundServlet.class, "/");
         FilterHolder rateLimit = new FilterHolder(filter);
         rateLimit.setName("rateLimit");
@@ -105,5 +122,6 @@ final class ExampleApp implements AutoCloseable {
     @Override
     public void close() {
         store.close();
+        metrics.close();
     }
 }

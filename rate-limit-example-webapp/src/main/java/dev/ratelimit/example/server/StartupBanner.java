@@ -21,6 +21,7 @@ import java.util.stream.Collectors;
  *   tier        endpoint  route              limit
  *   free        scan      GET /api/scan      token bucket 10, +1/1s
  *   ...
+ *   watch: http://localhost:8080/dashboard (live charts), http://localhost:8080/metrics (Prometheus)
  * </pre>
  */
 final class StartupBanner {
@@ -56,7 +57,8 @@ final class StartupBanner {
         s.append('\n');
         s.append("  tiers by API key prefix (X-API-Key): ").append(prefixes(config))
                 .append("; other keys and no key: ").append(config.defaultTier()).append('\n');
-        s.append("  try: curl -i -H 'X-API-Key: sk-free-demo' ").append(uri).append("/api/scan");
+        s.append("  try: curl -i -H 'X-API-Key: sk-free-demo' ").append(uri).append("/api/scan").append('\n');
+        s.append("  watch: ").append(uri).append("/dashboard (live charts), ").append(uri).append("/metrics (Prometheus)");
         return s.toString();
     }
 

@@ -31,6 +31,7 @@ class StartupBannerTest {
                   enterprise  login     POST /api/login   fixed window 200/1m
                   unmatched /api paths: unlimited; never limited: /health
                   tiers by API key prefix (X-API-Key): sk-free-* free, sk-pro-* pro, sk-ent-* enterprise; other keys and no key: free
-                  try: curl -i -H 'X-API-Key: sk-free-demo' http://localhost:8080/api/scan""");
+                  try: curl -i -H 'X-API-Key: sk-free-demo' http://localhost:8080/api/scan
+                  watch: http://localhost:8080/dashboard (live charts), http://localhost:8080/metrics (Prometheus)""");
     }
 }

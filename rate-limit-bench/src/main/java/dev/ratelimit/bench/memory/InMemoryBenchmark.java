@@ -1,0 +1,116 @@
+package dev.ratelimit.bench.memory;
+
+import dev.ratelimit.bench.FreshKeys;
+import dev.ratelimit.bench.KeyShape;
+import org.openjdk.jmh.annotations.AuxCounters;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Per-key decisions per second in one JVM, including the key lookup: ours (each algorithm, through
+ * {@code MemoryStore} and {@code RateLimiter.tryAcquire}) against Bucket4j, Guava and Resilience4j
+ * limiters held per key in a Caffeine cache, and the floor, a bare {@code ConcurrentHashMap.get}.
+ * Every key is tracked before the run (see {@link ContenderKind} for the equivalent limits and why
+ * they keep decisions allowed and state live); each decision draws its key from a pre-drawn
+ * {@link KeyShape} sequence. A fork runs one contender, so its call site stays monomorphic.
+ *
+ * <p>Allocation per decision comes from {@code -prof gc} ({@code gc.alloc.rate.norm}); the
+ * {@code rejected} counter (decisions per second that were rejected) shows any contender whose
+ * decisions are not all allowed.
+ *
+ * <pre>
+ * mvn -B -q -pl rate-limit-bench -am package -DskipTests
+ * java -jar rate-limit-bench/target/benchmarks.jar InMemoryBenchmark -t 1 -prof gc
+ * java -jar rate-limit-bench/target/benchmarks.jar InMemoryBenchmark -t 2 -prof gc -p keys=PREGENERATED
+ * # one combination, quickly:
+ * java -jar rate-limit-bench/target/benchmarks.jar InMemoryBenchmark -f 1 -wi 1 -w 1s -i 1 -r 1s \
+ *     -p contender=OURS_TOKEN_BUCKET -p shape=UNIFORM_100K -p keys=PREGENERATED
+ * </pre>
+ * {@code rate-limit-bench/run-benchmarks.sh} runs the whole matrix and writes {@code BENCHMARKS.md}.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"-Xms4g", "-Xmx4g"})
+public class InMemoryBenchmark {
+
+    @Param({"OURS_TOKEN_BUCKET", "OURS_FIXED_WINDOW", "OURS_SLIDING_WINDOW_LOG", "OURS_SLIDING_WINDOW_COUNTER",
+            "OURS_GCRA", "BUCKET4J", "GUAVA", "RESILIENCE4J", "CHM_GET_FLOOR"})
+    public ContenderKind contender;
+
+    @Param({"HOT_1", "UNIFORM_100K", "UNIFORM_1M", "ZIPF_1M"})
+    public KeyShape shape;
+
+    @Param({"PREGENERATED", "FRESH"})
+    public KeyMode keys;
+
+    private Contender limiter;
+    private String[] keyStrings;
+    private int[] draws;
+    private boolean fresh;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        keyStrings = shape.keyStrings();
+        draws = shape.draws(42);
+        fresh = keys == KeyMode.FRESH;
+        limiter = contender.create(shape.keys());
+        for (String key : keyStrings) {
+            limiter.prepare(key);
+        }
+        for (String key : keyStrings) {
+            if (!limiter.allowed(limiter.decide(key)) && contender != ContenderKind.OURS_SLIDING_WINDOW_LOG) {
+                throw new IllegalStateException(contender + " rejected " + key + " right after preparing it:"
+                        + " the benchmark's limits no longer keep every decision allowed");
+            }
+        }
+    }
+
+    /** Each thread's position in the pre-drawn key sequence (threads start far apart), and its key builder. */
+    @State(Scope.Thread)
+    public static class Cursor {
+        private int i = (int) Thread.currentThread().getId() * 1_000_003;
+        private final FreshKeys fresh = new FreshKeys();
+
+        int next(int[] draws) {
+            return draws[(i++) & (KeyShape.DRAWS - 1)];
+        }
+    }
+
+    /** Rejected decisions per second: zero for every contender but our sliding window log. */
+    @State(Scope.Thread)
+    @AuxCounters(AuxCounters.Type.OPERATIONS)
+    public static class Verdicts {
+        public long rejected;
+
+        @Setup(Level.Iteration)
+        public void reset() {
+            rejected = 0;
+        }
+    }
+
+    @Benchmark
+    public Object decide(Cursor cursor, Verdicts verdicts) {
+        int k = cursor.next(draws);
+        String key = fresh ? cursor.fresh.key(k) : keyStrings[k];
+        Object result = limiter.decide(key);
+        if (!limiter.allowed(result)) {
+            verdicts.rejected++;
+        }
+        return result;
+    }
+}

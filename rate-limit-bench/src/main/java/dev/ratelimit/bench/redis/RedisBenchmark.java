@@ -1,0 +1,134 @@
+package dev.ratelimit.bench.redis;
+
+import dev.ratelimit.bench.FreshKeys;
+import dev.ratelimit.bench.KeyShape;
+import org.openjdk.jmh.annotations.AuxCounters;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.io.IOException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Decisions per second against one local {@code redis-server} that each fork starts for itself on a
+ * free port (so every contender starts from an empty server): ours (each algorithm, one EVALSHA per
+ * decision) against Bucket4j's Jedis proxy manager and the ceiling, an EVALSHA of {@code return 1}
+ * on the same kind of pooled client. Keys are drawn uniformly from 100,000 clients, tracked before
+ * the run, and built per request as a filter does. Client threads come from {@code -t}; the
+ * {@code rejected} counter (rejected or not decided by Redis) must stay at zero.
+ *
+ * <pre>
+ * mvn -B -q -pl rate-limit-bench -am package -DskipTests
+ * for t in 1 4 16; do java -jar rate-limit-bench/target/benchmarks.jar RedisBenchmark -t $t; done
+ * </pre>
+ * Needs {@code redis-server} on the PATH (or {@code REDIS_SERVER=/path/to/redis-server}).
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+public class RedisBenchmark {
+
+    @Param({"OURS_TOKEN_BUCKET", "OURS_FIXED_WINDOW", "OURS_SLIDING_WINDOW_LOG", "OURS_SLIDING_WINDOW_COUNTER",
+            "OURS_GCRA", "BUCKET4J", "JEDIS_EVALSHA_RETURN_1"})
+    public RedisContenderKind contender;
+
+    @Param({"UNIFORM_100K"})
+    public KeyShape shape;
+
+    private RedisServer server;
+    private RedisContender limiter;
+    private int[] draws;
+
+    @Setup(Level.Trial)
+    public void setUp() throws Exception {
+        server = RedisServer.start();
+        limiter = contender.create(server.port(), true);
+        draws = shape.draws(42);
+        prepareAll();
+    }
+
+    /** Tracks every key, over a few connections at once (one at a time would take seconds). */
+    private void prepareAll() throws Exception {
+        int threads = 8;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            Future<?>[] parts = new Future<?>[threads];
+            for (int t = 0; t < threads; t++) {
+                int first = t;
+                parts[t] = pool.submit(() -> {
+                    for (int i = first; i < shape.keys(); i += threads) {
+                        limiter.prepare(KeyShape.PREFIX + KeyShape.rawKey(i));
+                    }
+                });
+            }
+            for (Future<?> part : parts) {
+                part.get();
+            }
+        } finally {
+            pool.shutdown();
+        }
+        String probe = KeyShape.PREFIX + KeyShape.rawKey(0);
+        if (!limiter.allowed(limiter.decide(probe))) {
+            throw new IllegalStateException(contender + " rejected " + probe + " right after preparing it");
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() throws IOException {
+        if (limiter != null) {
+            limiter.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    /** Each thread's position in the pre-drawn key sequence (threads start far apart), and its key builder. */
+    @State(Scope.Thread)
+    public static class Cursor {
+        private int i = (int) Thread.currentThread().getId() * 1_000_003;
+        private final FreshKeys fresh = new FreshKeys();
+
+        int next(int[] draws) {
+            return draws[(i++) & (KeyShape.DRAWS - 1)];
+        }
+    }
+
+    /** Decisions per second that were rejected or not made by Redis: zero in a valid run. */
+    @State(Scope.Thread)
+    @AuxCounters(AuxCounters.Type.OPERATIONS)
+    public static class Verdicts {
+        public long rejected;
+
+        @Setup(Level.Iteration)
+        public void reset() {
+            rejected = 0;
+        }
+    }
+
+    @Benchmark
+    public Object decide(Cursor cursor, Verdicts verdicts) {
+        Object result = limiter.decide(cursor.fresh.key(cursor.next(draws)));
+        if (!limiter.allowed(result)) {
+            verdicts.rejected++;
+        }
+        return result;
+    }
+}

@@ -1,0 +1,87 @@
+package dev.ratelimit.bench.report;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** The HTTP table: wrk against the example app with no filter, the in-memory filter and the Redis filter. */
+final class HttpSection {
+    /** Variants in table order; each result is {@code http-<variant>.txt}. */
+    static final List<String> VARIANTS = List.of("nofilter", "memory", "redis");
+
+    private static final Pattern RPS = Pattern.compile("Requests/sec:\\s+([0-9.]+)");
+    private static final Pattern NON_2XX = Pattern.compile("Non-2xx or 3xx responses:\\s+([0-9]+)");
+    private static final Pattern TOTAL = Pattern.compile("([0-9]+) requests in");
+
+    private final Results results;
+
+    HttpSection(Results results) {
+        this.results = results;
+    }
+
+    /** One wrk run. */
+    record Run(String label, double rps, double p50Millis, double p99Millis, long requests, long non2xx) {
+    }
+
+    Optional<Run> run(String variant) {
+        return results.text("http-" + variant + ".txt").map(HttpSection::parse);
+    }
+
+    static Run parse(String wrk) {
+        String label = "";
+        for (String line : wrk.split("\n")) {
+            if (line.startsWith("# label:")) {
+                label = line.substring("# label:".length()).trim();
+            }
+        }
+        return new Run(label, first(RPS, wrk), percentile(wrk, "50%"), percentile(wrk, "99%"),
+                (long) first(TOTAL, wrk), Double.isNaN(first(NON_2XX, wrk)) ? 0 : (long) first(NON_2XX, wrk));
+    }
+
+    private static double first(Pattern p, String text) {
+        Matcher m = p.matcher(text);
+        return m.find() ? Double.parseDouble(m.group(1)) : Double.NaN;
+    }
+
+    /** A line of wrk's latency distribution, e.g. {@code 99%    3.20ms}, in milliseconds. */
+    static double percentile(String wrk, String which) {
+        Matcher m = Pattern.compile("^\\s*" + Pattern.quote(which) + "\\s+([0-9.]+)(us|ms|s)\\s*$", Pattern.MULTILINE).matcher(wrk);
+        if (!m.find()) {
+            return Double.NaN;
+        }
+        double v = Double.parseDouble(m.group(1));
+        return switch (m.group(2)) {
+            case "us" -> v / 1000;
+            case "s" -> v * 1000;
+            default -> v;
+        };
+    }
+
+    void write(Markdown md) {
+        md.heading(2, "HTTP: the example app under wrk");
+        List<Run> runs = new ArrayList<>();
+        for (String v : VARIANTS) {
+            run(v).ifPresent(runs::add);
+        }
+        if (runs.isEmpty()) {
+            md.paragraph("Not run" + results.skipped("http").map(s -> ": " + s).orElse("."));
+            return;
+        }
+        results.text("http-setup.txt").ifPresent(s -> md.paragraph(s.strip()));
+        Optional<Run> base = run("nofilter");
+        Markdown.Table table = new Markdown.Table(List.of("Variant", "Requests/s", "p50", "p99", "Non-2xx", "vs no filter"));
+        for (Run r : runs) {
+            table.row(List.of(r.label(), Markdown.rate(r.rps()), millis(r.p50Millis()), millis(r.p99Millis()),
+                    String.format(Locale.ROOT, "%,d of %,d", r.non2xx(), r.requests()),
+                    base.map(b -> Markdown.percent(r.rps() / b.rps())).orElse("n/a")));
+        }
+        md.table(table);
+    }
+
+    private static String millis(double ms) {
+        return Double.isNaN(ms) ? "n/a" : String.format(Locale.ROOT, "%.2f ms", ms);
+    }
+}

@@ -1,0 +1,92 @@
+package dev.ratelimit.bench.report;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
+
+/**
+ * A results directory as the benchmark script leaves it: {@code jmh-*.json} (JMH), {@code memory.json},
+ * {@code redis-costs.json}, {@code redis-benchmark-c<N>.csv}, {@code http-<variant>.txt} (wrk),
+ * {@code profiles/} (JFR) and {@code skipped.txt} (one {@code section: reason} line per part not run).
+ */
+final class Results {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Path dir;
+    private final List<JmhResult> jmh = new ArrayList<>();
+    private final Map<String, String> skipped = new LinkedHashMap<>();
+
+    Results(Path dir) {
+        this.dir = dir;
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path file : files.filter(f -> f.getFileName().toString().matches("jmh-.*\\.json")).sorted().toList()) {
+                for (JsonNode node : JSON.readTree(file.toFile())) {
+                    jmh.add(JmhResult.of(node));
+                }
+            }
+            Path skip = dir.resolve("skipped.txt");
+            if (Files.exists(skip)) {
+                for (String line : Files.readAllLines(skip)) {
+                    int colon = line.indexOf(':');
+                    if (colon > 0) {
+                        skipped.put(line.substring(0, colon).trim(), line.substring(colon + 1).trim());
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read results in " + dir, e);
+        }
+    }
+
+    Path dir() {
+        return dir;
+    }
+
+    List<JmhResult> jmh(Predicate<JmhResult> filter) {
+        return jmh.stream().filter(filter).toList();
+    }
+
+    /** The one result matching {@code filter}, if any. */
+    Optional<JmhResult> find(Predicate<JmhResult> filter) {
+        return jmh.stream().filter(filter).findFirst();
+    }
+
+    /** Why {@code section} was not run, if the script said so. */
+    Optional<String> skipped(String section) {
+        return Optional.ofNullable(skipped.get(section));
+    }
+
+    /** A JSON file of the directory, if present. */
+    Optional<JsonNode> json(String name) {
+        Path file = dir.resolve(name);
+        if (!Files.exists(file)) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(JSON.readTree(file.toFile()));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file, e);
+        }
+    }
+
+    /** A text file of the directory, if present. */
+    Optional<String> text(String name) {
+        Path file = dir.resolve(name);
+        try {
+            return Files.exists(file) ? Optional.of(Files.readString(file)) : Optional.empty();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file, e);
+        }
+    }
+}

@@ -1,0 +1,148 @@
+package dev.ratelimit.bench.report;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** BENCHMARKS.md is generated from the raw results exactly: tables, ratios and target verdicts. */
+class BenchmarksReportTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Machine MACHINE = new Machine("Test CPU", 2, "4.0 GiB", "Test OS", "Test JDK");
+
+    @TempDir
+    Path dir;
+
+    private static ObjectNode jmh(ArrayNode into, String benchmark, int threads, double score, double alloc, double rejected,
+                                  String... params) {
+        ObjectNode n = into.addObject();
+        n.put("benchmark", "dev.ratelimit.bench." + benchmark);
+        n.put("threads", threads);
+        n.put("forks", 1);
+        n.put("warmupIterations", 3);
+        n.put("warmupTime", "1 s");
+        n.put("measurementIterations", 5);
+        n.put("measurementTime", "1 s");
+        n.putArray("jvmArgs").add("-Xmx4g");
+        ObjectNode p = n.putObject("params");
+        for (int i = 0; i < params.length; i += 2) {
+            p.put(params[i], params[i + 1]);
+        }
+        n.putObject("primaryMetric").put("score", score).put("scoreError", "NaN");
+        ObjectNode secondary = n.putObject("secondaryMetrics");
+        secondary.putObject("gc.alloc.rate.norm").put("score", alloc);
+        secondary.putObject("rejected").put("score", rejected);
+        return n;
+    }
+
+    private void inMemory(String contender, String keys, double score, double alloc, double rejected) {
+        try {
+            Path file = dir.resolve("jmh-inmemory-t1.json");
+            ArrayNode all = Files.exists(file) ? (ArrayNode) JSON.readTree(file.toFile()) : JSON.createArrayNode();
+            jmh(all, "memory.InMemoryBenchmark.decide", 1, score, alloc, rejected,
+                    "contender", contender, "shape", "UNIFORM_100K", "keys", keys);
+            JSON.writeValue(file.toFile(), all);
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private String render() {
+        return BenchmarksReport.render(new Results(dir), MACHINE, "rate-limit-bench/run-benchmarks.sh", "2026-01-01T00:00Z", "full");
+    }
+
+    @Test
+    void tablesShowDecisionsPerSecondAndOursOverBucket4jAndTheFloor() {
+        inMemory("OURS_TOKEN_BUCKET", "PREGENERATED", 6_000_000, 56, 0);
+        inMemory("BUCKET4J", "PREGENERATED", 1_000_000, 104, 0);
+        inMemory("CHM_GET_FLOOR", "PREGENERATED", 30_000_000, 0, 0);
+
+        String md = render();
+
+        assertThat(md).contains("| ours: token bucket | 6.00 M |\n")
+                .contains("| Bucket4j (probe) in Caffeine | 1.00 M |\n")
+                .contains("| token bucket / Bucket4j | 6.00x |\n")
+                .contains("| token bucket / floor | 0.20x |\n")
+                .contains("| ours: token bucket | 56 |\n")
+                .contains("- InMemoryBenchmark: forks 1, warm-up 3 x 1 s, measurement 5 x 1 s, JVM args [-Xmx4g]")
+                .contains("| CPU | Test CPU |");
+    }
+
+    @Test
+    void targetsAreMetOrMissedByTheWorstCell() {
+        inMemory("OURS_TOKEN_BUCKET", "PREGENERATED", 6_000_000, 56, 0);
+        inMemory("BUCKET4J", "PREGENERATED", 1_000_000, 104, 0);
+        inMemory("CHM_GET_FLOOR", "PREGENERATED", 30_000_000, 0, 0);
+        inMemory("OURS_TOKEN_BUCKET", "FRESH", 4_000_000, 120, 0);
+        inMemory("BUCKET4J", "FRESH", 1_000_000, 168, 0);
+        inMemory("CHM_GET_FLOOR", "FRESH", 2_000_000, 64, 0);
+
+        String md = render();
+
+        assertThat(md).contains("| >= 5x Bucket4j's decisions/s (100k and 1M keys, 1 thread) | "
+                        + "100k uniform pre-gen. 6.00x; 100k uniform fresh 4.00x | **missed** |")
+                .contains("| within 4x of the bare map lookup (same shapes) | "
+                        + "100k uniform pre-gen. floor/ours 5.00x; 100k uniform fresh floor/ours 0.50x | **missed** |")
+                .contains("| at most one allocation per decision (<= 56 B, pre-generated keys) | token bucket: 100k uniform 56 B; "
+                        + "worst of the four fixed-state algorithms 56 B | **met** |")
+                .contains("| >= 1.8x Bucket4j's decisions/s at 16 threads | not measured | not measured |");
+    }
+
+    @Test
+    void rejectedSharesAreListedWhenADecisionWasRejected() {
+        inMemory("OURS_SLIDING_WINDOW_LOG", "PREGENERATED", 1_000_000, 80, 250_000);
+
+        assertThat(render()).contains("| ours: sliding window log | UNIFORM_100K | 1 | PREGENERATED | 25% |");
+    }
+
+    @Test
+    void partsTheScriptSkippedSayWhy() throws IOException {
+        Files.writeString(dir.resolve("skipped.txt"), "http: the example app has no executable jar yet\n");
+
+        assertThat(render()).contains("## HTTP: the example app under wrk\n\nNot run: the example app has no executable jar yet");
+    }
+
+    @Test
+    void redisTablesCompareOursWithBucket4jAndBothCeilings() throws IOException {
+        ArrayNode all = JSON.createArrayNode();
+        jmh(all, "redis.RedisBenchmark.decide", 16, 60_000, 0, 0, "contender", "OURS_TOKEN_BUCKET", "shape", "UNIFORM_100K");
+        jmh(all, "redis.RedisBenchmark.decide", 16, 30_000, 0, 0, "contender", "BUCKET4J", "shape", "UNIFORM_100K");
+        jmh(all, "redis.RedisBenchmark.decide", 16, 80_000, 0, 0, "contender", "JEDIS_EVALSHA_RETURN_1", "shape", "UNIFORM_100K");
+        JSON.writeValue(dir.resolve("jmh-redis-t16.json").toFile(), all);
+        Files.writeString(dir.resolve("redis-benchmark-c16.csv"),
+                "\"test\",\"rps\",\"avg_latency_ms\"\n\"EVALSHA abc 0\",\"100000.00\",\"0.150\"\n");
+
+        String md = render();
+
+        assertThat(md).contains("| ours: token bucket |  |  | 60.0 k |")
+                .contains("| ceiling: redis-benchmark EVALSHA return 1 |  |  | 100 k |")
+                .contains("| token bucket / Bucket4j | n/a | n/a | 2.00x |")
+                .contains("| token bucket / Jedis EVALSHA ceiling | n/a | n/a | 75% |")
+                .contains("| >= 1.8x Bucket4j's decisions/s at 16 threads | token bucket: 16 threads 2.00x | **met** |");
+    }
+
+    @Test
+    void wrkOutputGivesRequestsPerSecondAndPercentilesInMilliseconds() {
+        String wrk = """
+                # label: in-memory store
+                Running 20s test @ http://127.0.0.1:8080
+                  Latency Distribution
+                     50%  812.00us
+                     99%    3.20ms
+                  245678 requests in 20.00s, 45.67MB read
+                  Non-2xx or 3xx responses: 12
+                Requests/sec:  12283.90
+                """;
+
+        HttpSection.Run run = HttpSection.parse(wrk);
+
+        assertThat(run).isEqualTo(new HttpSection.Run("in-memory store", 12283.90, 0.812, 3.2, 245678, 12));
+    }
+}

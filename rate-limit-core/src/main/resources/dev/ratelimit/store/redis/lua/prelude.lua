@@ -1,0 +1,70 @@
+-- One rate-limit decision for one client against every policy of one limit, atomically.
+-- Assembled by DecisionScript from the parts under lua/: this prelude, the algorithms the limit
+-- uses (each registers itself in CLASSES), and the driver, so a call defines only what it runs.
+-- The Lua twin of dev.ratelimit.algorithm.LimitEvaluator and the five *Algorithm classes: every
+-- formula below mirrors theirs line by line (same names), so decisions are identical.
+--
+-- KEYS[i]    state of policy i (all KEYS share one hash tag, so a composite is one call on Cluster)
+-- ARGV[1]    "time" to read the clock with Redis TIME, or now in microseconds (contract tests only)
+-- ARGV[2]    cost (>= 1)
+-- ARGV[3]    extra milliseconds added to every TTL (0; contract tests that move a manual clock use more)
+-- ARGV[4..]  four values per policy: type, p1, p2, p3
+--              1 token bucket        capacity, unitsPerToken, refillUnitsPerMicro
+--              2 fixed window        limit, window us
+--              3 sliding window log  limit, window us   (the key is a sorted set)
+--              4 sliding w. counter  limit, window us
+--              5 GCRA                burst, intervalUnits, ratePerUnit
+-- returns    { verdict (0 allowed, 1 rejected, 2 cost exceeds limit), index of the policy described (0-based),
+--              remaining, resetAfter us, retryAfter us (-1 = never) }
+--
+-- Numbers: every quantity stays below 2^53, where doubles are exact integers. Lua's '/' and '%' go
+-- through floating division, so integer division is done by fdiv, which corrects the quotient, and
+-- numbers are written with string.format('%d'), never tostring (which would print 1.7e+15).
+-- String state is "a:b[:c]" with trailing zeros dropped; a missing key is the all-zero (fresh) state.
+
+local NEVER = -1
+
+local function fdiv(a, b)
+  local q = math.floor(a / b)
+  local r = a - q * b
+  if r < 0 then
+    q = q - 1
+  elseif r >= b then
+    q = q + 1
+  end
+  return q
+end
+
+local function fmod(a, b)
+  return a - fdiv(a, b) * b
+end
+
+local function cdiv(a, b)
+  return -fdiv(-a, b)
+end
+
+local function fmt(x)
+  return string.format('%d', x)
+end
+
+-- State strings hold at most three numbers; one match reads them (cheaper than a gmatch loop).
+local function parse(v, words)
+  if not v then
+    return { 0, 0, 0 }
+  end
+  local a, b, c = string.match(v, '^(%-?%d+):?(%-?%d*):?(%-?%d*)$')
+  return { tonumber(a) or 0, tonumber(b) or 0, tonumber(c) or 0 }
+end
+
+local function encode(s, words)
+  if words == 3 and s[3] ~= 0 then
+    return string.format('%d:%d:%d', s[1], s[2], s[3])
+  end
+  if s[2] ~= 0 then
+    return string.format('%d:%d', s[1], s[2])
+  end
+  return string.format('%d', s[1])
+end
+
+-- Each algorithm below registers its class here under its policy type (see the header).
+local CLASSES = {}

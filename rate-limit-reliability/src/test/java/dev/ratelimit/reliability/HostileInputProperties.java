@@ -47,7 +47,7 @@ class HostileInputProperties {
     private static final List<String> FORWARDING = List.of("1.2.3.4", "::1", "[2001:db8::1]:80", "2001:DB8::1", "unknown", "for=", "by=",
             "proto=https", "\"", "\\", ";", ",", " ", "\t", "300.1.1.1", "_hidden", "[", "]", ":", "%", "fe80::1%eth0", "::ffff:10.0.0.1",
             "01.2.3.4", "0x7f.1", "127.0.0.1", "10.0.0.1:99999", "for=\"[::1]:1\"", "for=192.0.2.60;proto=http;by=203.0.113.43");
-    private static final List<String> SEGMENTS = List.of("api", "scan", "reports", "login", "health", "..", ".", "%2e%2e", "%2F", "%00",
+    private static final List<String> SEGMENTS = List.of("api", "scan", "reports", "login", "health", "metrics", "dashboard", "..", ".", "%2e%2e", "%2F", "%00",
             "%0d%0a", "%0A", ";x=1", "%73can", "%", "~", "", "a%20b", "%ZZ", "%c0%ae", "\\", "*", "%ff", "\u00e9", "%u0041", "?", "#",
             "scan?x=\r\n");
     private static final Map<String, Map<Integer, Long>> answers = new ConcurrentHashMap<>();
@@ -232,7 +232,8 @@ class HostileInputProperties {
 
     @Provide
     Arbitrary<String> targets() {
-        return Arbitraries.of("/api/scan", "/api/scan", "/api/scan", "/api/reports", "/api/login", "/health", "/api/other", "/");
+        return Arbitraries.of("/api/scan", "/api/scan", "/api/scan", "/api/reports", "/api/login", "/health", "/metrics",
+                "/dashboard/", "/dashboard/app.js", "/api/other", "/");
     }
 
     @Provide

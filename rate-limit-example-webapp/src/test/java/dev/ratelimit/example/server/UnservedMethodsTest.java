@@ -9,8 +9,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A method the app does not serve is a 4xx wherever it is sent, never HttpServlet's 501: found by the
- * reliability suite's hostile input, where {@code PATCH /health}, {@code PATCH /} and a lower-case
- * {@code get} got a 501.
+ * reliability suite's hostile input, where {@code PATCH /health}, {@code PATCH /metrics}, {@code PATCH /}
+ * and a lower-case {@code get} got a 501.
  */
 class UnservedMethodsTest {
 
@@ -30,6 +30,20 @@ class UnservedMethodsTest {
             assertThat(get.body()).isEqualTo("{\"status\":\"UP\"}");
             assertThat(head.statusCode()).isEqualTo(200);
             assertThat(head.body()).isEmpty();
+        }
+    }
+
+    @Test
+    void metricsAndDashboardAnswerAMethodTheyDoNotServeWith405() {
+        try (RunningExample app = RunningExample.start(Clock.system())) {
+            HttpResponse<String> metrics = app.send("PATCH", "/metrics", null);
+            HttpResponse<String> dashboard = app.send("FROB", "/dashboard/", null);
+            HttpResponse<String> scrape = app.get("/metrics");
+
+            assertThat(metrics.statusCode()).isEqualTo(405);
+            assertThat(metrics.headers().firstValue("Allow")).hasValue("GET, HEAD");
+            assertThat(dashboard.statusCode()).isEqualTo(405);
+            assertThat(scrape.statusCode()).isEqualTo(200);
         }
     }
 

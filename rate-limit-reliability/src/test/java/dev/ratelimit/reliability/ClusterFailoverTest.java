@@ -34,6 +34,7 @@ class ClusterFailoverTest {
         long killing;
         long promotedAt;
         long recovered;
+        long logMark = AppLog.mark();
         try (RedisCluster cluster = RedisCluster.start(3, 1);
              Apps apps = Apps.start(2, Apps.env(cluster.url(), "RATE_LIMIT_CONFIG", Faults.configFile(),
                      "RATE_LIMIT_FAILURE_MODE", "LOCAL_FALLBACK", "RATE_LIMIT_FALLBACK_SHARE", "0.5",
@@ -78,6 +79,8 @@ class ClusterFailoverTest {
             worstAfter = Math.max(worstAfter, after.stream().filter(Exchange::admitted).count() - Bounds.wholeRun(limit, after));
         }
         List<Exchange> failover = Faults.where(all, e -> e.sentMicros() >= killing && e.sentMicros() < recovered);
+        Map<String, List<String>> storeLines = AppLog.linesSince(logMark).stream().filter(l -> l.contains("RedisStore"))
+                .collect(Collectors.groupingBy(AppLog::pool));
         long admittedTotal = all.stream().filter(Exchange::admitted).count();
         Report.section("Redis Cluster failover under load (3 masters + 3 replicas, 2 instances, " + Scale.faultThreads()
                         + " threads on " + Faults.LOAD_KEYS + " keys, LOCAL_FALLBACK share 0.5, timeout " + Faults.TIMEOUT + ")",
@@ -92,18 +95,23 @@ class ClusterFailoverTest {
                         | latency from the kill to shared limiting | %s |
                         | latency before the kill | %s |
                         | 5xx or lost | %d |
+                        | RedisStore log lines per instance | %s |
                         | over-admission, whole run, keys on the killed master | %d requests in total |
                         | over-admission, whole run, keys on the other masters | %d requests in total |
                         | over-admission, worst key | %d requests over capacity + rate*T |
                         | after recovery, worst key: admitted - bound | %d |
                         """, all.size(), admittedTotal, onVictim.size(), keys.size(), Report.ms(promotedAt - killing),
                         Report.ms(recovered - promotedAt), Faults.statuses(failover), Latencies.of(failover).summary(),
-                        Latencies.of(Faults.where(all, e -> e.answeredMicros() < killing)).summary(), Faults.brokenAnswers(all), victimExcess,
+                        Latencies.of(Faults.where(all, e -> e.answeredMicros() < killing)).summary(), Faults.brokenAnswers(all),
+                        storeLines.values().stream().map(l -> String.valueOf(l.size())).collect(Collectors.joining(", ")), victimExcess,
                         otherExcess, worstExcess, worstAfter));
 
         assertThat(Faults.brokenAnswers(all)).as("5xx or no answer").isZero();
         assertThat(all).as("local fallback: never a 503").noneMatch(e -> e.status() == 503);
         assertThat(onVictim).as("some load keys live on the killed master").isNotEmpty();
         assertThat(worstAfter).as("after the failover every key is within its bound again").isLessThanOrEqualTo(0);
+        // While one master is down, failures and successes interleave: the store must not log each flap.
+        storeLines.forEach((instance, lines) -> assertThat(lines.stream().filter(l -> l.contains(" is failing; ")))
+                .as("%s: 'is failing' lines, at most one a minute: %s", instance, lines).hasSizeLessThanOrEqualTo(1));
     }
 }

@@ -59,6 +59,16 @@ final class Scale {
         return LONG ? Duration.ofSeconds(15) : Duration.ofSeconds(3);
     }
 
+    /**
+     * The steepest heap trend (MiB per minute, after warm-up) a soak may show. Five minutes at about
+     * 900 requests a second tell a leak of some 40 bytes a request (2 MiB/min) from noise; thirty
+     * seconds cannot (buffer pools and caches still grow in 1 MiB steps), so the short form only
+     * catches a gross leak, some 200 bytes a request.
+     */
+    static double maxHeapTrendMibPerMinute() {
+        return LONG ? 2.0 : 10.0;
+    }
+
     /** "short" or "long", for reports. */
     static String form() {
         return LONG ? "long" : "short";

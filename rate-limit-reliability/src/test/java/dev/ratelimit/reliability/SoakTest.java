@@ -31,8 +31,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SoakTest {
     private static final int CLIENTS_PER_LIMIT = 4;
     private static final int WORKERS = 16;
-    /** A heap trend this steep would be about 40 bytes kept per request at the soak's ~900 requests a second. */
-    private static final double MAX_MIB_PER_MINUTE = 2.0;
 
     @Test
     void twiceTheLimitsOnEveryTierWithoutErrorsOverAdmissionHeapGrowthOrSlowerAnswers() {
@@ -115,7 +113,7 @@ class SoakTest {
         assertThat(errors).as("answers other than 200 or 429, or none: %s", errorStatuses).isZero();
         assertThat(overBound).as("clients admitted more than their bound").isZero();
         assertThat(rejected).as("at twice the limits, some are refused").isPositive();
-        assertThat(mibPerMinute).as("heap trend, MiB per minute").isLessThan(MAX_MIB_PER_MINUTE);
+        assertThat(mibPerMinute).as("heap trend, MiB per minute").isLessThan(Scale.maxHeapTrendMibPerMinute());
         // Generous: the machine is shared, so one window may catch another build's burst; a service getting
         // slower would show in the late windows against the early ones.
         assertThat(lateP99).as("p99 of the late windows against the early ones %s", afterWarmUp).isLessThanOrEqualTo(2 * earlyP99 + 50_000);

@@ -44,6 +44,7 @@ class RedisKilledTest {
         List<String> keys = Faults.keys(Faults.LOAD_KEYS);
         long logMark = AppLog.mark();
         List<Exchange> all;
+        long killing;
         long killed;
         long restarting;
         long restarted;
@@ -56,6 +57,7 @@ class RedisKilledTest {
             assertThat(probe.shared()).as("shared before the fault").isTrue();
             try (ClosedLoad load = ClosedLoad.start(apps.uris(), Scale.faultThreads(), Faults.plan(keys))) {
                 load.runFor(Scale.steady());
+                killing = WallClock.now();
                 redis.kill();
                 killed = WallClock.now();
                 load.runFor(Scale.outage());
@@ -86,7 +88,9 @@ class RedisKilledTest {
         }
         List<String> storeLines = AppLog.linesSince(logMark).stream().filter(l -> l.contains("RedisStore")).toList();
         String fallback = mode == FailureMode.LOCAL_FALLBACK ? "; " + fallbackSummary(outage, keys, limit) : "";
-        List<Exchange> outside = Faults.where(all, e -> e.answeredMicros() < killed || e.sentMicros() >= recovered);
+        // Outside: answered before the kill began, or sent once sharing was back. (Requests in flight while
+        // the process was dying are in neither.)
+        List<Exchange> outside = Faults.where(all, e -> e.answeredMicros() < killing || e.sentMicros() >= recovered);
         rows.add(Report.fmt("| %s | %d | %s%s | %s | %d | %s | %d / %d | %d |", mode, all.size(), Faults.statuses(outage), fallback,
                 Faults.statuses(outside),
                 Faults.brokenAnswers(all), Report.ms(recoveryMicros), worstAfter, worstAfterBound, storeLines.size()));

@@ -64,8 +64,20 @@ public final class RedisStore implements RateLimitStore {
         this.fallbackShare = b.fallbackShare;
         RateLimitListener listener = b.listener;
         FailureMode mode = b.failureMode;
+        Clock clock = b.clock;
+        OutageLog outages = new OutageLog(new OutageLog.Lines() {
+            @Override
+            public void warn(String line) {
+                LOG.warn(line);
+            }
+
+            @Override
+            public void info(String line) {
+                LOG.info(line);
+            }
+        }, description, mode);
         CircuitBreaker breaker = new CircuitBreaker(b.breakerFailures, Durations.toMicros(b.breakerOpenFor),
-                (previous, current, cause) -> healthChanged(listener, mode, previous, current, cause));
+                (previous, current, cause) -> healthChanged(listener, outages, previous, current, cause, clock.nowMicros()));
         this.settings = new Settings(b.keyPrefix, b.clock, b.timeFromClock,
                 b.timeFromClock ? CLOCK_MODE_TTL_SLACK_MILLIS : 0, b.denialCache, mode, listener, breaker, connections);
     }
@@ -106,17 +118,10 @@ public final class RedisStore implements RateLimitStore {
         return store.limiter(FallbackLimits.scale(limit, fallbackShare));
     }
 
-    private void healthChanged(RateLimitListener listener, FailureMode mode, StoreHealth previous, StoreHealth current,
-                               Throwable cause) {
+    private static void healthChanged(RateLimitListener listener, OutageLog outages, StoreHealth previous, StoreHealth current,
+                                      Throwable cause, long now) {
         // One line when an outage starts, one when the breaker opens, one when it ends: never per request.
-        if (previous == StoreHealth.UP) {
-            LOG.warn("Redis store {} is failing; deciding by failure mode {} until it recovers: {}",
-                    description, mode, describe(cause));
-        } else if (current == StoreHealth.CIRCUIT_OPEN) {
-            LOG.warn("Redis store {}: circuit breaker open, Redis is probed again after the open period", description);
-        } else if (current == StoreHealth.UP) {
-            LOG.info("Redis store {} has recovered; decisions are shared again", description);
-        }
+        outages.changed(previous, current, cause, now);
         if (listener != RateLimitListener.NONE) {
             try {
                 listener.onHealthChange(previous, current);

@@ -1,6 +1,6 @@
 package dev.ratelimit.example.observe;
 
-import jakarta.servlet.http.HttpServlet;
+import dev.ratelimit.example.api.GetOnlyServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
@@ -15,7 +15,7 @@ import java.util.Map;
  * {@code /dashboard/} is a 404 (no file-system access, nothing from another host). The page polls
  * {@code /metrics} every second and draws its charts itself (see {@code dashboard.js}).
  */
-public final class DashboardServlet extends HttpServlet {
+public final class DashboardServlet extends GetOnlyServlet {
     private static final long serialVersionUID = 1L;
     private static final String BASE = "/dev/ratelimit/example/observe/";
 

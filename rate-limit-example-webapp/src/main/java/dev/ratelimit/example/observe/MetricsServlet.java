@@ -1,7 +1,7 @@
 package dev.ratelimit.example.observe;
 
+import dev.ratelimit.example.api.GetOnlyServlet;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
@@ -12,7 +12,7 @@ import java.io.IOException;
  * (version 0.0.4), for a Prometheus scrape and for the dashboard page. Each scrape is a fresh
  * snapshot ({@code Cache-Control: no-store}).
  */
-public final class MetricsServlet extends HttpServlet {
+public final class MetricsServlet extends GetOnlyServlet {
     /** The text exposition format every Prometheus server (and the dashboard's parser) reads. */
     public static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
     private static final long serialVersionUID = 1L;

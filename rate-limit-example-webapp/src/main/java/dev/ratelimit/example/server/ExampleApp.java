@@ -7,6 +7,7 @@ import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.config.RateLimitConfig;
 import dev.ratelimit.example.api.ApiServlet;
 import dev.ratelimit.example.api.HealthServlet;
+import dev.ratelimit.example.api.NotFoundServlet;
 import dev.ratelimit.example.observe.DashboardServlet;
 import dev.ratelimit.example.observe.MetricsServlet;
 import dev.ratelimit.micrometer.MicrometerListener;
@@ -90,13 +91,14 @@ final class ExampleApp implements AutoCloseable {
         }
     }
 
-    /** The servlets under {@code /}, with the filter on {@code /api/*}. */
+    /** The servlets under {@code /} (anything unserved a 404), with the filter on {@code /api/*}. */
     ServletContextHandler context() {
         ServletContextHandler context = new ServletContextHandler("/");
         context.addServlet(ApiServlet.class, "/api/*").setAsyncSupported(true);
         context.addServlet(HealthServlet.class, "/health");
         context.addServlet(new ServletHolder("metrics", new MetricsServlet(metrics)), "/metrics");
         context.addServlet(new ServletHolder("dashboard", new DashboardServlet()), "/dashboard/*");
+        context.addServlet(NotFoundServlet.class, "/");
         FilterHolder rateLimit = new FilterHolder(filter);
         rateLimit.setName("rateLimit");
         rateLimit.setAsyncSupported(true);

@@ -1,0 +1,63 @@
+package dev.ratelimit.store.redis;
+
+import dev.ratelimit.FailureMode;
+import dev.ratelimit.StoreHealth;
+
+/**
+ * The store's log lines about Redis' health: one warning when an outage starts, one when the circuit
+ * breaker opens, one info line when Redis answers again; never one per request, even when health
+ * flaps. On Redis Cluster it does: while one master is down its keys fail and the other masters'
+ * succeed, and every success ends the outage that the next failure starts again (the reliability
+ * suite saw 45 such outages in 2.5 s of failover, two lines each). So an outage that starts within
+ * {@link #QUIET_MICROS} of the last one logged is not logged, nor its end; the next outage logged
+ * says how many were left out. The circuit breaker opening is always logged (it changes every
+ * decision for a whole open period), and then the end of that outage too.
+ */
+final class OutageLog {
+    /** A minute: at most one "is failing" line per minute per store. */
+    static final long QUIET_MICROS = 60_000_000L;
+
+    /** Where the lines go: the store's logger in production, a list in tests. */
+    interface Lines {
+        void warn(String line);
+
+        void info(String line);
+    }
+
+    private final Lines lines;
+    private final String description;
+    private final FailureMode mode;
+    private long lastLoggedStart;
+    private boolean anyLogged;
+    private boolean outageLogged;
+    private int unlogged;
+
+    OutageLog(Lines lines, String description, FailureMode mode) {
+        this.lines = lines;
+        this.description = description;
+        this.mode = mode;
+    }
+
+    /** Health went from {@code previous} to {@code current} at {@code now} (the store's clock), because of {@code cause}. */
+    synchronized void changed(StoreHealth previous, StoreHealth current, Throwable cause, long now) {
+        if (previous == StoreHealth.UP) {
+            if (anyLogged && now - lastLoggedStart < QUIET_MICROS) {
+                outageLogged = false;
+                unlogged++;
+                return;
+            }
+            anyLogged = true;
+            lastLoggedStart = now;
+            outageLogged = true;
+            lines.warn("Redis store " + description + " is failing; deciding by failure mode " + mode + " until it recovers: "
+                    + RedisStore.describe(cause) + (unlogged == 0 ? "" : " (" + unlogged + " brief outages since the last one logged)"));
+            unlogged = 0;
+        } else if (current == StoreHealth.CIRCUIT_OPEN) {
+            outageLogged = true;
+            lines.warn("Redis store " + description + ": circuit breaker open, Redis is probed again after the open period");
+        } else if (current == StoreHealth.UP && outageLogged) {
+            outageLogged = false;
+            lines.info("Redis store " + description + " has recovered; decisions are shared again");
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package dev.ratelimit.store.redis;
+
+import dev.ratelimit.FailureMode;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static dev.ratelimit.StoreHealth.CIRCUIT_OPEN;
+import static dev.ratelimit.StoreHealth.DEGRADED;
+import static dev.ratelimit.StoreHealth.UP;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The store's health lines stay few when health flaps: found by the reliability suite, where a Redis
+ * Cluster failover made each instance log "is failing" and "has recovered" about 20 times in 2.5 s
+ * (the failed master's keys failing, the others' succeeding).
+ */
+class OutageLogTest {
+    private static final String FAILING = "WARN Redis store redis://h:1 is failing; deciding by failure mode LOCAL_FALLBACK"
+            + " until it recovers: IllegalStateException: down";
+    private static final String RECOVERED = "INFO Redis store redis://h:1 has recovered; decisions are shared again";
+    private static final String OPEN = "WARN Redis store redis://h:1: circuit breaker open, Redis is probed again after the open period";
+    private static final IllegalStateException DOWN = new IllegalStateException("down");
+
+    private final List<String> lines = new ArrayList<>();
+    private final OutageLog log = new OutageLog(new OutageLog.Lines() {
+        @Override
+        public void warn(String line) {
+            lines.add("WARN " + line);
+        }
+
+        @Override
+        public void info(String line) {
+            lines.add("INFO " + line);
+        }
+    }, "redis://h:1", FailureMode.LOCAL_FALLBACK);
+
+    @Test
+    void logsOneOutageWhenFailuresAndSuccessesInterleaveForSeconds() {
+        for (int i = 0; i < 45; i++) {
+            log.changed(UP, DEGRADED, DOWN, i * 50_000L);
+            log.changed(DEGRADED, UP, null, i * 50_000L + 20_000);
+        }
+
+        assertThat(lines).containsExactly(FAILING, RECOVERED);
+    }
+
+    @Test
+    void logsTheNextOutageAMinuteLaterSayingHowManyWereLeftOut() {
+        log.changed(UP, DEGRADED, DOWN, 0);
+        log.changed(DEGRADED, UP, null, 1_000_000);
+        log.changed(UP, DEGRADED, DOWN, 2_000_000);
+        log.changed(DEGRADED, UP, null, 3_000_000);
+        log.changed(UP, DEGRADED, DOWN, 4_000_000);
+        log.changed(DEGRADED, UP, null, 5_000_000);
+        log.changed(UP, DEGRADED, DOWN, OutageLog.QUIET_MICROS);
+        log.changed(DEGRADED, UP, null, OutageLog.QUIET_MICROS + 1);
+
+        assertThat(lines).containsExactly(FAILING, RECOVERED, FAILING + " (2 brief outages since the last one logged)", RECOVERED);
+    }
+
+    @Test
+    void alwaysLogsTheBreakerOpeningAndThenTheEndOfThatOutage() {
+        log.changed(UP, DEGRADED, DOWN, 0);
+        log.changed(DEGRADED, UP, null, 10);
+        log.changed(UP, DEGRADED, DOWN, 20);
+        log.changed(DEGRADED, CIRCUIT_OPEN, DOWN, 30);
+        log.changed(CIRCUIT_OPEN, UP, null, 1_000_030);
+
+        assertThat(lines).containsExactly(FAILING, RECOVERED, OPEN, RECOVERED);
+    }
+}

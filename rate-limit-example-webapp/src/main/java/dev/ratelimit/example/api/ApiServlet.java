@@ -15,7 +15,8 @@ import java.nio.charset.StandardCharsets;
  * GET  /api/reports  200 {"reports":[]}
  * POST /api/login    200 {"token":"mock-jwt"}   (after reading the request body, at most 16 KiB)
  * </pre>
- * A known path with another method is a 405 with {@code Allow}; any other path a 404; a login body
+ * {@code HEAD} is served wherever {@code GET} is (headers only). A known path with another method is
+ * a 405 with {@code Allow}; any other path a 404; a login body
  * over 16 KiB a 413. Every answer is {@code application/json}.
  */
 public class ApiServlet extends HttpServlet {
@@ -43,9 +44,17 @@ public class ApiServlet extends HttpServlet {
     }
 
     private static void answer(HttpServletResponse response, String method, String allowed, String body) throws IOException {
-        if (!method.equals(allowed)) {
-            response.setHeader("Allow", allowed);
+        boolean head = method.equals("HEAD") && allowed.equals("GET");
+        if (!method.equals(allowed) && !head) {
+            response.setHeader("Allow", allowed.equals("GET") ? "GET, HEAD" : allowed);
             json(response, HttpServletResponse.SC_METHOD_NOT_ALLOWED, "{\"error\":\"method not allowed, use " + allowed + "\"}");
+            return;
+        }
+        if (head) {
+            // HEAD is GET without the body (the filter counts it under the GET rule, so it must be served).
+            response.setStatus(HttpServletResponse.SC_OK);
+            response.setContentType("application/json");
+            response.setContentLength(body.getBytes(StandardCharsets.UTF_8).length);
             return;
         }
         json(response, HttpServletResponse.SC_OK, body);

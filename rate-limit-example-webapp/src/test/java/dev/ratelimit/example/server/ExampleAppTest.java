@@ -129,6 +129,21 @@ class ExampleAppTest {
     }
 
     @Test
+    void servesHeadWhereverGetIsServedAndCountsItUnderTheGetLimit() {
+        app = RunningExample.start(clock);
+
+        HttpResponse<String> head = app.send("HEAD", "/api/scan", null, "X-API-Key", "sk-free-head");
+        HttpResponse<String> get = app.get("/api/scan", "X-API-Key", "sk-free-head");
+
+        assertThat(head.statusCode()).isEqualTo(200);
+        assertThat(head.body()).isEmpty();
+        assertThat(head.headers().firstValue("X-RateLimit-Remaining")).hasValue("9");
+        assertThat(get.headers().firstValue("X-RateLimit-Remaining")).hasValue("8");
+        assertThat(app.send("HEAD", "/api/login", null).headers().firstValue("Allow")).hasValue("POST");
+        assertThat(app.send("PUT", "/api/scan", "{}").headers().firstValue("Allow")).hasValue("GET, HEAD");
+    }
+
+    @Test
     void refusesALoginBodyOver16KiB() {
         app = RunningExample.start(clock);
 

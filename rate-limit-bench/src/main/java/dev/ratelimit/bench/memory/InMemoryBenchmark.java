@@ -1,8 +1,8 @@
 package dev.ratelimit.bench.memory;
 
-import dev.ratelimit.bench.FreshKeys;
+import dev.ratelimit.bench.Cursor;
 import dev.ratelimit.bench.KeyShape;
-import org.openjdk.jmh.annotations.AuxCounters;
+import dev.ratelimit.bench.Verdicts;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -85,33 +85,10 @@ public class InMemoryBenchmark {
         }
     }
 
-    /** Each thread's position in the pre-drawn key sequence (threads start far apart), and its key builder. */
-    @State(Scope.Thread)
-    public static class Cursor {
-        private int i = (int) Thread.currentThread().getId() * 1_000_003;
-        private final FreshKeys fresh = new FreshKeys();
-
-        int next(int[] draws) {
-            return draws[(i++) & (KeyShape.DRAWS - 1)];
-        }
-    }
-
-    /** Rejected decisions per second: zero for every contender but our sliding window log. */
-    @State(Scope.Thread)
-    @AuxCounters(AuxCounters.Type.OPERATIONS)
-    public static class Verdicts {
-        public long rejected;
-
-        @Setup(Level.Iteration)
-        public void reset() {
-            rejected = 0;
-        }
-    }
-
     @Benchmark
     public Object decide(Cursor cursor, Verdicts verdicts) {
         int k = cursor.next(draws);
-        String key = fresh ? cursor.fresh.key(k) : keyStrings[k];
+        String key = fresh ? cursor.freshKey(k) : keyStrings[k];
         Object result = limiter.decide(key);
         if (!limiter.allowed(result)) {
             verdicts.rejected++;

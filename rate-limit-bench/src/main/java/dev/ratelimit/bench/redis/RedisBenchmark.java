@@ -1,8 +1,8 @@
 package dev.ratelimit.bench.redis;
 
-import dev.ratelimit.bench.FreshKeys;
+import dev.ratelimit.bench.Cursor;
 import dev.ratelimit.bench.KeyShape;
-import org.openjdk.jmh.annotations.AuxCounters;
+import dev.ratelimit.bench.Verdicts;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -100,32 +100,9 @@ public class RedisBenchmark {
         }
     }
 
-    /** Each thread's position in the pre-drawn key sequence (threads start far apart), and its key builder. */
-    @State(Scope.Thread)
-    public static class Cursor {
-        private int i = (int) Thread.currentThread().getId() * 1_000_003;
-        private final FreshKeys fresh = new FreshKeys();
-
-        int next(int[] draws) {
-            return draws[(i++) & (KeyShape.DRAWS - 1)];
-        }
-    }
-
-    /** Decisions per second that were rejected or not made by Redis: zero in a valid run. */
-    @State(Scope.Thread)
-    @AuxCounters(AuxCounters.Type.OPERATIONS)
-    public static class Verdicts {
-        public long rejected;
-
-        @Setup(Level.Iteration)
-        public void reset() {
-            rejected = 0;
-        }
-    }
-
     @Benchmark
     public Object decide(Cursor cursor, Verdicts verdicts) {
-        Object result = limiter.decide(cursor.fresh.key(cursor.next(draws)));
+        Object result = limiter.decide(cursor.freshKey(cursor.next(draws)));
         if (!limiter.allowed(result)) {
             verdicts.rejected++;
         }

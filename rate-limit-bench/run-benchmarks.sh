@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every benchmark of this repository and writes BENCHMARKS.md at its root.
 #
-#   rate-limit-bench/run-benchmarks.sh           # the published run: about 35-45 minutes on 2 cores
+#   rate-limit-bench/run-benchmarks.sh           # the published run: about 30 minutes on 2 cores
 #   rate-limit-bench/run-benchmarks.sh --quick   # a smoke test of the whole pipeline: a few minutes
 #   rate-limit-bench/run-benchmarks.sh --only http   # re-run parts (memory, redis, http), keep the rest
 #

@@ -40,7 +40,7 @@ final class Faults {
     static final int LOAD_KEYS = 8;
     /**
      * What each of two instances enforces alone on the scan limit under LOCAL_FALLBACK with a share of
-     * 0.5: capacity and refill halved (the store's documented scaling, docs/redis.md).
+     * 0.5: capacity and refill halved (the store's documented scaling, the README's "Redis store" section).
      */
     static final Limit HALF_SCAN_LIMIT = Limit.of("scan", Policy.tokenBucket(10, 10, Duration.ofSeconds(1)));
 

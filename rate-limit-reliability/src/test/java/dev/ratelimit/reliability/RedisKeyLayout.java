@@ -8,7 +8,7 @@ import java.util.Base64;
 import java.util.regex.Pattern;
 
 /**
- * The Redis key layout as docs/redis.md documents it, {@code <prefix><limit>:<fingerprint>:{<client hash>}:<policy>},
+ * The Redis key layout as the README's "Redis store" section documents it, {@code <prefix><limit>:<fingerprint>:{<client hash>}:<policy>},
  * with the client hash the first 128 bits of SHA-256 of the client id, base64url: to find which
  * cluster slot a client's keys live in, and to recognise a well-formed key.
  */

@@ -31,7 +31,7 @@ import java.util.Set;
  * Reads a {@code web.xml} filter's init-params into {@link Settings}. Every name is known (a typo is
  * an error, not a silently ignored option), every value is checked, and an error names the
  * init-param and its value (a Redis URL with its password masked). The defaults are documented in
- * {@code docs/filter.md} and in {@link #DEFAULTS}.
+ * the README's "The servlet filter" section and in {@link #DEFAULTS}.
  */
 final class InitParams {
     /** Every init-param and its default, as documented. */

@@ -23,7 +23,7 @@ import java.util.Collections;
  * {@code application/problem+json} body when over the limit, 400 for a malformed API key, 503 when the
  * store is down and fails closed. Allowlisted and unlimited requests pass untouched.
  *
- * <p>Declare it in {@code web.xml} (configured by init-params, see {@code docs/filter.md}):
+ * <p>Declare it in {@code web.xml} (configured by init-params, see the README's "The servlet filter" section):
  * <pre>{@code
  * <filter>
  *   <filter-name>rateLimit</filter-name>

@@ -41,7 +41,7 @@ import java.util.concurrent.ConcurrentMap;
  * <p>When Redis fails (refused, timed out after the read timeout, or its circuit breaker open), no
  * exception reaches the caller: the decision follows the {@link FailureMode}. A local denial cache
  * answers repeat requests of a client that Redis has just denied, without a Redis call, until the
- * earliest moment they could pass. See {@code docs/redis.md} for keys, memory and operations.
+ * earliest moment they could pass. See the README's "Redis store" section for keys, memory and operations.
  */
 public final class RedisStore implements RateLimitStore {
     private static final Logger LOG = LoggerFactory.getLogger(RedisStore.class);

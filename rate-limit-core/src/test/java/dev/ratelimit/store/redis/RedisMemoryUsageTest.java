@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Redis memory per client key, measured with {@code MEMORY USAGE} (key name included, default
- * prefix and a 5-character limit name). The bounds asserted here are the ones docs/redis.md
+ * prefix and a 5-character limit name). The bounds asserted here are the ones the README's "Redis store" section
  * publishes; the measured values are printed to the test output.
  */
 class RedisMemoryUsageTest {

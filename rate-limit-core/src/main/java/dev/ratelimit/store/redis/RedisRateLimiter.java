@@ -52,7 +52,7 @@ final class RedisRateLimiter implements RateLimiter {
         if (key == null) {
             throw new IllegalArgumentException("key must not be null");
         }
-        String client = ClientHash.of(key);
+        String client = settings.clientHash().of(key);
         Clock clock = settings.clock();
         long sentAt = clock.nowMicros();
         try {

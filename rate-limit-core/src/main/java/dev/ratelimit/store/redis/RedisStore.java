@@ -15,6 +15,7 @@ import org.slf4j.LoggerFactory;
 import redis.clients.jedis.SslOptions;
 import redis.clients.jedis.UnifiedJedis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -49,8 +50,8 @@ public final class RedisStore implements RateLimitStore {
     private static final long CLOCK_MODE_TTL_SLACK_MILLIS = 600_000;
 
     /** What every limiter of one store shares. */
-    record Settings(String keyPrefix, Clock clock, boolean timeFromClock, long ttlSlackMillis, boolean denialCache,
-                    FailureMode failureMode, RateLimitListener listener, CircuitBreaker breaker, Connections connections) {
+    record Settings(String keyPrefix, ClientHash clientHash, Clock clock, boolean timeFromClock, long ttlSlackMillis,
+                    boolean denialCache, FailureMode failureMode, RateLimitListener listener, CircuitBreaker breaker, Connections connections) {
     }
 
     private final Settings settings;
@@ -78,7 +79,9 @@ public final class RedisStore implements RateLimitStore {
         }, description, mode);
         CircuitBreaker breaker = new CircuitBreaker(b.breakerFailures, Durations.toMicros(b.breakerOpenFor),
                 (previous, current, cause) -> healthChanged(listener, outages, previous, current, cause, clock.nowMicros()));
-        this.settings = new Settings(b.keyPrefix, b.clock, b.timeFromClock,
+        ClientHash clientHash = b.clientKeySecret == null ? ClientHash.sha256()
+                : ClientHash.hmacSha256(b.clientKeySecret.getBytes(StandardCharsets.UTF_8));
+        this.settings = new Settings(b.keyPrefix, clientHash, b.clock, b.timeFromClock,
                 b.timeFromClock ? CLOCK_MODE_TTL_SLACK_MILLIS : 0, b.denialCache, mode, listener, breaker, connections);
     }
 
@@ -172,6 +175,7 @@ public final class RedisStore implements RateLimitStore {
         private RedisUrl parsedUrl;
         private UnifiedJedis client;
         private String keyPrefix = "rl:";
+        private String clientKeySecret;
         private FailureMode failureMode = FailureMode.LOCAL_FALLBACK;
         private double fallbackShare = 1.0;
         private Duration connectTimeout = DEFAULT_TIMEOUT;
@@ -219,6 +223,22 @@ public final class RedisStore implements RateLimitStore {
                         + (prefix == null ? "null" : "\"" + prefix.replaceAll("\\p{Cntrl}", "?") + "\""));
             }
             this.keyPrefix = prefix;
+            return this;
+        }
+
+        /**
+         * Hashes client ids with HMAC-SHA-256 under {@code secret} instead of plain SHA-256 (the
+         * default), so that whoever can read Redis cannot test candidate ids against its keys: without
+         * a secret, every IPv4 address or a guessed API key can be hashed and looked for. Every instance
+         * sharing the limits needs the same secret; setting or changing it starts every client from
+         * fresh state (the old keys expire by themselves). At least 16 characters; errors never echo it.
+         */
+        public Builder clientKeySecret(String secret) {
+            if (secret == null || secret.length() < 16) {
+                throw new InvalidConfigurationException("clientKeySecret", "must be at least 16 characters, was "
+                        + (secret == null ? "null" : secret.length() + " characters"));
+            }
+            this.clientKeySecret = secret;
             return this;
         }
 

@@ -44,7 +44,7 @@ class RedisClusterFailoverTest {
                 .readTimeout(Duration.ofSeconds(1)).build()) {
             RateLimiter limiter = store.limiter(LIMIT);
             assertThat(limiter.tryAcquire("survivor", 10).remaining()).isEqualTo(90);
-            String key = "rl:failover:" + LIMIT.fingerprint() + ":{" + ClientHash.of("survivor") + "}:0";
+            String key = "rl:failover:" + LIMIT.fingerprint() + ":{" + ClientHash.sha256().of("survivor") + "}:0";
             int slot = cluster.slot(key);
             RedisServer owner = cluster.masterOf(slot);
             owner.call("WAIT", 1, 2000);

@@ -70,7 +70,7 @@ class RedisMemoryUsageTest {
     }
 
     private static String key(Limit limit, String client) {
-        return "rl:" + limit.name() + ":" + limit.fingerprint() + ":{" + ClientHash.of(client) + "}:0";
+        return "rl:" + limit.name() + ":" + limit.fingerprint() + ":{" + ClientHash.sha256().of(client) + "}:0";
     }
 
     private static long usage(String key) {

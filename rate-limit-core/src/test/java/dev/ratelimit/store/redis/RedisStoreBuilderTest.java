@@ -36,6 +36,8 @@ class RedisStoreBuilderTest {
         assertThatThrownBy(() -> b.keyPrefix("rl:{x}:")).hasMessageStartingWith("keyPrefix: must be at most 64 printable")
                 .hasMessageEndingWith("was \"rl:{x}:\"");
         assertThatThrownBy(() -> b.keyPrefix("a b")).hasMessageEndingWith("was \"a b\"");
+        assertThatThrownBy(() -> b.clientKeySecret("hunter2")).hasMessage("clientKeySecret: must be at least 16 characters, was 7 characters");
+        assertThatThrownBy(() -> b.clientKeySecret(null)).hasMessage("clientKeySecret: must be at least 16 characters, was null");
         assertThatThrownBy(() -> b.poolSize(0)).hasMessage("poolSize: must be in 1..1024, was 0");
         assertThatThrownBy(() -> b.failureMode(null)).hasMessage("failureMode: must not be null");
         assertThatThrownBy(() -> b.listener(null)).hasMessageStartingWith("listener: must not be null");

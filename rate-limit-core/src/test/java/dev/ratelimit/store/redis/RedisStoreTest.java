@@ -86,7 +86,7 @@ class RedisStoreTest {
         assertThat(rejected.verdict()).isEqualTo(Verdict.REJECTED);
         assertThat(rejected.policy()).isEqualTo(Policy.fixedWindow(2, LONG));
         // The rejection consumed nothing from the log: it still holds exactly the two admitted requests.
-        String logKey = "rl:composite:" + limit.fingerprint() + ":{" + ClientHash.of("composite-client") + "}:2";
+        String logKey = "rl:composite:" + limit.fingerprint() + ":{" + ClientHash.sha256().of("composite-client") + "}:2";
         assertThat(redis.call("ZCARD", logKey)).isEqualTo(2L);
     }
 
@@ -145,13 +145,33 @@ class RedisStoreTest {
             List<String> keys = scan("rl:" + name + ":*");
             assertThat(keys).as("keys of %s", policies[i]).hasSize(1);
             String key = keys.get(0);
-            assertThat(key).doesNotContain("sk-live").doesNotContain("9f8e7d6c5b4a").contains("{" + ClientHash.of(secret) + "}");
+            assertThat(key).doesNotContain("sk-live").doesNotContain("9f8e7d6c5b4a").contains("{" + ClientHash.sha256().of(secret) + "}");
             long ttl = (Long) redis.call("PTTL", key);
             assertThat(ttl).as("PTTL of %s (%s)", key, policies[i]).isPositive().isLessThanOrEqualTo(maxTtlMillis[i]);
         }
         for (String key : scan("*")) {
             assertThat((Long) redis.call("PTTL", key)).as("PTTL of %s", key).isPositive();
             assertThat(key).doesNotContain("client-").doesNotContain("racing").doesNotContain("sk-live");
+        }
+    }
+
+    @Test
+    void withAClientKeySecretKeysHoldTheKeyedHashAndStoresWithTheSameSecretShareTheQuota() {
+        Limit limit = Limit.of("keyed", Policy.fixedWindow(2, LONG));
+        String ip = "ip:203.0.113.7";
+        String secret = "0123456789abcdef-fleet-secret";
+        try (RedisStore first = RedisStore.builder().url(redis.url()).clientKeySecret(secret).build();
+             RedisStore second = RedisStore.builder().url(redis.url()).clientKeySecret(secret).build();
+             RedisStore other = RedisStore.builder().url(redis.url()).clientKeySecret("a different secret!").build()) {
+            assertThat(first.limiter(limit).tryAcquire(ip).remaining()).isEqualTo(1);
+            assertThat(second.limiter(limit).tryAcquire(ip).remaining()).isZero();
+            assertThat(second.limiter(limit).tryAcquire(ip).verdict()).isEqualTo(Verdict.REJECTED);
+            // Another secret is another key: whoever lacks the secret cannot find this client's state.
+            assertThat(other.limiter(limit).tryAcquire(ip).remaining()).isEqualTo(1);
+            String keyed = ClientHash.hmacSha256(secret.getBytes(java.nio.charset.StandardCharsets.UTF_8)).of(ip);
+            assertThat(scan("rl:keyed:*")).hasSize(2)
+                    .anySatisfy(key -> assertThat(key).contains("{" + keyed + "}"))
+                    .noneSatisfy(key -> assertThat(key).contains(ClientHash.sha256().of(ip)));
         }
     }
 

@@ -46,6 +46,7 @@ final class InitParams {
         d.put("fallback-share", "1.0 (the Redis store's default)");
         d.put("redis-key-prefix", "rl: (the Redis store's default)");
         d.put("redis-timeout", "100ms (the Redis store's default)");
+        d.put("redis-client-key-secret", "none: client ids are hashed with plain SHA-256");
         d.put("trusted-proxies", "none");
         d.put("forwarded-header", "X-Forwarded-For");
         d.put("api-key-header", RateLimitFilterBuilder.DEFAULT_API_KEY_HEADER);
@@ -56,7 +57,8 @@ final class InitParams {
         DEFAULTS = Collections.unmodifiableMap(d);
     }
 
-    private static final Set<String> REDIS_ONLY = Set.of("fallback-share", "redis-key-prefix", "redis-timeout");
+    private static final Set<String> REDIS_ONLY = Set.of("fallback-share", "redis-key-prefix", "redis-timeout",
+            "redis-client-key-secret");
 
     private final FilterConfig filterConfig;
 
@@ -135,6 +137,11 @@ final class InitParams {
         }
     }
 
+    /** The value of init-param {@code name} as an error may show it: a secret never is. */
+    private String echoed(String name) {
+        return name.equals("redis-client-key-secret") ? "(hidden)" : param(name);
+    }
+
     /** The store; {@code mode} is null when the init-param is absent (the Redis store's default applies). */
     private RateLimitStore store(FailureMode mode) throws ServletException {
         String store = param("store");
@@ -142,7 +149,7 @@ final class InitParams {
         if (kind.equals("memory")) {
             for (String redisOnly : REDIS_ONLY) {
                 if (param(redisOnly) != null) {
-                    throw invalid(redisOnly, param(redisOnly), "applies only to a Redis store, but store is memory");
+                    throw invalid(redisOnly, echoed(redisOnly), "applies only to a Redis store, but store is memory");
                 }
             }
             MemoryStore.Builder memory = MemoryStore.builder().clock(Clock.system());
@@ -164,7 +171,8 @@ final class InitParams {
                 optional("fallback-share", s -> parse("fallback-share", s, () -> Double.parseDouble(s.trim()), "must be a number in (0, 1]")),
                 param("redis-key-prefix"),
                 optional("redis-timeout", s -> parse("redis-timeout", s, () -> DurationFormat.parse(s, "redis-timeout"),
-                        "must be a duration such as 500ms or 2s")));
+                        "must be a duration such as 500ms or 2s")),
+                param("redis-client-key-secret"));
         try {
             return redis.createStore();
         } catch (InvalidConfigurationException e) {
@@ -172,9 +180,10 @@ final class InitParams {
                 case "fallbackShare" -> "fallback-share";
                 case "keyPrefix" -> "redis-key-prefix";
                 case "connectTimeout", "readTimeout" -> "redis-timeout";
+                case "clientKeySecret" -> "redis-client-key-secret";
                 default -> "store";
             };
-            String value = name.equals("store") ? kind : param(name);
+            String value = name.equals("store") ? kind : echoed(name);
             // No cause attached: its message might carry the URL's password.
             throw new ServletException(prefix() + "init-param " + name + "=\"" + RedisParams.masked(value) + "\": "
                     + RedisParams.masked(e.problem()));

@@ -16,8 +16,10 @@ import java.util.regex.Pattern;
  * @param fallbackShare null for the store's default
  * @param keyPrefix     null for the store's default
  * @param timeout       connect and read timeout; null for the store's default
+ * @param clientKeySecret secret of the keyed client hash; null for plain SHA-256
  */
-record RedisParams(String url, FailureMode failureMode, Double fallbackShare, String keyPrefix, Duration timeout) {
+record RedisParams(String url, FailureMode failureMode, Double fallbackShare, String keyPrefix, Duration timeout,
+                   String clientKeySecret) {
     private static final Pattern SCHEME = Pattern.compile("(?i)(redis|rediss|redis-sentinel|redis-cluster)://.*");
     private static final Pattern USER_INFO = Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*://)[^@/]*@");
 
@@ -37,5 +39,13 @@ record RedisParams(String url, FailureMode failureMode, Double fallbackShare, St
             throw new IllegalArgumentException("a Redis store needs redis.clients:jedis on the classpath (missing "
                     + e.getMessage() + ")", e);
         }
+    }
+
+    /** Never shows the URL's password or the secret. */
+    @Override
+    public String toString() {
+        return "RedisParams[url=" + masked(url) + ", failureMode=" + failureMode + ", fallbackShare=" + fallbackShare
+                + ", keyPrefix=" + keyPrefix + ", timeout=" + timeout
+                + ", clientKeySecret=" + (clientKeySecret == null ? "none" : "(hidden)") + "]";
     }
 }

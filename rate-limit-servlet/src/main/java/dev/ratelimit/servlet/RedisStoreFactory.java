@@ -27,6 +27,9 @@ final class RedisStoreFactory {
         if (params.keyPrefix() != null) {
             builder.keyPrefix(params.keyPrefix());
         }
+        if (params.clientKeySecret() != null) {
+            builder.clientKeySecret(params.clientKeySecret());
+        }
         if (params.timeout() != null) {
             builder.connectTimeout(params.timeout()).readTimeout(params.timeout());
         }

@@ -59,6 +59,15 @@ class InitParamsTest {
     }
 
     @Test
+    void failsInitOnAShortClientKeySecretWithoutEchoingIt() {
+        assertThat(initFailure("store", "redis://127.0.0.1:1", "redis-client-key-secret", "hunter2"))
+                .contains("init-param redis-client-key-secret=\"(hidden)\": must be at least 16 characters, was 7 characters")
+                .doesNotContain("hunter2");
+        assertThat(initFailure("redis-client-key-secret", "0123456789abcdef-secret"))
+                .contains("applies only to a Redis store, but store is memory").doesNotContain("0123456789abcdef");
+    }
+
+    @Test
     void failsInitOnAnInvalidRedisUrlWithoutEchoingItsPassword() {
         String failure = initFailure("store", "redis://:hunter2@127.0.0.1:notaport/0");
 

@@ -101,6 +101,19 @@ class RedisFilterTest {
     }
 
     @Test
+    void aClientKeySecretInitParamHashesClientsWithItAndSharesQuotaWithAStoreHoldingTheSameSecret() {
+        String secret = "fleet-secret-0123456789";
+        TestServer keyed = serverWithInitParams("store", redis.url(), "redis-client-key-secret", secret);
+        TestServer sameSecret = serverWithBuilder(RedisStore.builder().url(redis.url()).clientKeySecret(secret).build());
+        TestServer plain = serverWithInitParams("store", redis.url());
+
+        assertThat(remaining(keyed.get("/api/scan"))).isEqualTo("2");
+        assertThat(remaining(sameSecret.get("/api/scan"))).isEqualTo("1");
+        // Plain SHA-256 names other keys: the same client starts afresh there.
+        assertThat(remaining(plain.get("/api/scan"))).isEqualTo("2");
+    }
+
+    @Test
     void aWebXmlDeclarationWithARedisUrlSharesTheQuotaWithACodeRegisteredFilter(@TempDir Path webapp) throws Exception {
         // The test webapp's web.xml, with store=memory replaced by this Redis' URL.
         Path webXml = Path.of(RedisFilterTest.class.getResource("/webapp/WEB-INF/web.xml").toURI());

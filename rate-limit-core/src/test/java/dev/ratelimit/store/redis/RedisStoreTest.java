@@ -11,6 +11,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -168,7 +169,7 @@ class RedisStoreTest {
             assertThat(second.limiter(limit).tryAcquire(ip).verdict()).isEqualTo(Verdict.REJECTED);
             // Another secret is another key: whoever lacks the secret cannot find this client's state.
             assertThat(other.limiter(limit).tryAcquire(ip).remaining()).isEqualTo(1);
-            String keyed = ClientHash.hmacSha256(secret.getBytes(java.nio.charset.StandardCharsets.UTF_8)).of(ip);
+            String keyed = ClientHash.hmacSha256(secret.getBytes(StandardCharsets.UTF_8)).of(ip);
             assertThat(scan("rl:keyed:*")).hasSize(2)
                     .anySatisfy(key -> assertThat(key).contains("{" + keyed + "}"))
                     .noneSatisfy(key -> assertThat(key).contains(ClientHash.sha256().of(ip)));

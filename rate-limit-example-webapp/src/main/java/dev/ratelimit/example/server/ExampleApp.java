@@ -64,11 +64,13 @@ final class ExampleApp implements AutoCloseable {
             options.failureMode().ifPresent(redis::failureMode);
             options.fallbackShare().ifPresent(redis::fallbackShare);
             options.redisTimeout().ifPresent(t -> redis.connectTimeout(t).readTimeout(t));
+            options.clientKeySecret().ifPresent(redis::clientKeySecret);
             store = redis.build();
             FailureMode mode = options.failureMode().orElse(FailureMode.LOCAL_FALLBACK);
             description = "Redis " + ExampleOptions.masked(options.redisUrl().get()) + ", shared by every instance using it; "
                     + "while it is down: " + mode + (mode == FailureMode.LOCAL_FALLBACK
-                    ? " (each instance allows " + options.fallbackShare().orElse(1.0) + " of each limit)" : "");
+                    ? " (each instance allows " + options.fallbackShare().orElse(1.0) + " of each limit)" : "")
+                    + (options.clientKeySecret().isPresent() ? "; client ids hashed with the secret (HMAC-SHA-256)" : "");
         } else {
             MemoryStore memory = MemoryStore.builder().clock(clock).build();
             listener = MicrometerListener.of(metrics, memory::trackedKeys);

@@ -27,22 +27,42 @@ import java.util.regex.Pattern;
  * @param failureMode    empty for the defaults: the Redis store's (LOCAL_FALLBACK), the filter's (FAIL_OPEN)
  * @param fallbackShare  empty for the Redis store's default
  * @param redisTimeout   empty for the Redis store's default
+ * @param clientKeySecret empty for the Redis store's plain SHA-256 client hash
  * @param help           {@code --help} was given: print the usage and stop
  */
 record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimitConfig config, String configSource,
                       Optional<FailureMode> failureMode, Optional<Double> fallbackShare, Optional<Duration> redisTimeout,
+                      Optional<String> clientKeySecret,
                       List<String> trustedProxies, Duration shutdownTimeout, boolean help) {
     private static final Pattern USER_INFO = Pattern.compile("(?i)(://)[^@/]*@");
 
     /** One setting's raw text and how it was given, for error messages. */
     private record Raw(Setting setting, String value, boolean fromFlag) {
         String named() {
-            return (fromFlag ? setting.flag() : setting.env()) + "=\"" + printable(setting == Setting.REDIS_URL ? masked(value) : value) + "\"";
+            return (fromFlag ? setting.flag() : setting.env()) + "=\"" + shown() + "\"";
+        }
+
+        /** The value as an error may show it: a URL's password masked, the secret never. */
+        private String shown() {
+            return switch (setting) {
+                case REDIS_URL -> printable(masked(value));
+                case REDIS_CLIENT_KEY_SECRET -> "(hidden)";
+                default -> printable(value);
+            };
         }
 
         OptionException invalid(String problem) {
             return new OptionException(named() + ": " + problem);
         }
+    }
+
+    /** The options with the Redis URL's password masked and the secret hidden: safe to log. */
+    @Override
+    public String toString() {
+        return "ExampleOptions[port=" + port + ", host=" + host + ", redisUrl=" + redisUrl.map(ExampleOptions::masked)
+                + ", configSource=" + configSource + ", failureMode=" + failureMode + ", fallbackShare=" + fallbackShare
+                + ", redisTimeout=" + redisTimeout + ", clientKeySecret=" + clientKeySecret.map(x -> "(hidden)")
+                + ", trustedProxies=" + trustedProxies + ", shutdownTimeout=" + shutdownTimeout + "]";
     }
 
     /** Reads {@code args} ({@code --name=value}, {@code --help}) over {@code env}. */
@@ -171,6 +191,20 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
             }
         }
 
+        Optional<String> clientKeySecret = Optional.empty();
+        Raw ks = raw.get(Setting.REDIS_CLIENT_KEY_SECRET);
+        if (ks != null) {
+            try {
+                RedisStore.builder().clientKeySecret(ks.value());
+            } catch (InvalidConfigurationException e) {
+                throw ks.invalid(e.problem());
+            }
+            if (redisUrl.isEmpty()) {
+                throw ks.invalid("applies only to a Redis store; set REDIS_URL too");
+            }
+            clientKeySecret = Optional.of(ks.value());
+        }
+
         List<String> proxies = List.of();
         Raw t = raw.get(Setting.TRUSTED_PROXIES);
         if (t != null) {
@@ -194,7 +228,8 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
                 throw d.invalid("must not be negative");
             }
         }
-        return new ExampleOptions(port, host, redisUrl, config, configSource, mode, share, redisTimeout, proxies, timeout, help);
+        return new ExampleOptions(port, host, redisUrl, config, configSource, mode, share, redisTimeout, clientKeySecret, proxies,
+                timeout, help);
     }
 
     /** {@code url} with any password replaced by {@code ***}. */
@@ -216,6 +251,7 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
             case FAILURE_MODE -> "FAIL_CLOSED";
             case FALLBACK_SHARE -> "0.5";
             case REDIS_TIMEOUT -> "250ms";
+            case REDIS_CLIENT_KEY_SECRET -> "a-long-random-secret";
             case TRUSTED_PROXIES -> "10.0.0.0/8";
             case SHUTDOWN_TIMEOUT -> "30s";
         };

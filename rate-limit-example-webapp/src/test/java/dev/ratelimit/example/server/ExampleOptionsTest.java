@@ -74,6 +74,19 @@ class ExampleOptionsTest {
     }
 
     @Test
+    void takesAClientKeySecretForRedisButNeverShowsIt() throws OptionException {
+        ExampleOptions o = ExampleOptions.parse(new String[0], Map.of("REDIS_URL", "redis://cache:6379",
+                "RATE_LIMIT_REDIS_CLIENT_KEY_SECRET", "0123456789abcdef-fleet"));
+
+        assertThat(o.clientKeySecret()).hasValue("0123456789abcdef-fleet");
+        assertThat(o.toString()).contains("clientKeySecret=Optional[(hidden)]").doesNotContain("0123456789abcdef");
+        assertThat(problem(Map.of("REDIS_URL", "redis://cache:6379"), "--redis-client-key-secret=hunter2"))
+                .isEqualTo("--redis-client-key-secret=\"(hidden)\": must be at least 16 characters, was 7 characters");
+        assertThat(problem(Map.of("RATE_LIMIT_REDIS_CLIENT_KEY_SECRET", "0123456789abcdef-fleet")))
+                .isEqualTo("RATE_LIMIT_REDIS_CLIENT_KEY_SECRET=\"(hidden)\": applies only to a Redis store; set REDIS_URL too");
+    }
+
+    @Test
     void namesTheSettingItsSourceAndTheValueOfEachBadOne() {
         assertThat(problem(Map.of("PORT", "eighty"))).isEqualTo("PORT=\"eighty\": must be a whole number from 0 to 65535");
         assertThat(problem(Map.of(), "--port=70000")).isEqualTo("--port=\"70000\": must be a whole number from 0 to 65535");
@@ -125,7 +138,8 @@ class ExampleOptionsTest {
             assertThat(usage).contains(s.flag() + "=...", s.env());
         }
         assertThat(List.of(Setting.values()).stream().map(Setting::flag)).containsExactly("--port", "--host", "--redis-url",
-                "--config", "--failure-mode", "--fallback-share", "--redis-timeout", "--trusted-proxies", "--shutdown-timeout");
+                "--config", "--failure-mode", "--fallback-share", "--redis-timeout", "--redis-client-key-secret", "--trusted-proxies",
+                "--shutdown-timeout");
     }
 
     private static String problem(Map<String, String> env, String... args) {

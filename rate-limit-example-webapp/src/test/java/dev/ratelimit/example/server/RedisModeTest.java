@@ -7,11 +7,16 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import java.io.IOException;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 
@@ -68,6 +73,21 @@ class RedisModeTest {
             assertThat(otherClient.statusCode()).isEqualTo(200);
             assertThat(otherClient.headers().firstValue("X-RateLimit-Remaining")).hasValue("5");
         }
+    }
+
+    @Test
+    void withAClientKeySecretRedisKeysHoldTheKeyedHashOfTheClient() throws Exception {
+        String secret = "example-fleet-secret-0123";
+        Map<String, String> env = Map.of("REDIS_URL", redis.url(), "RATE_LIMIT_CONFIG", config.toString(),
+                "RATE_LIMIT_REDIS_CLIENT_KEY_SECRET", secret);
+        try (RunningExample app = RunningExample.start(Clock.system(), env)) {
+            assertThat(app.get("/api/scan", "X-API-Key", "sk-free-keyed").statusCode()).isEqualTo(200);
+        }
+        Mac mac = Mac.getInstance("HmacSHA256");
+        mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+        byte[] digest = mac.doFinal("apikey:sk-free-keyed".getBytes(StandardCharsets.UTF_8));
+        String keyed = Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, 16));
+        assertThat(redis.call("KEYS", "rl:scan:*{" + keyed + "}*")).asList().hasSize(1);
     }
 
     @Test

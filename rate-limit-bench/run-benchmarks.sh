@@ -218,12 +218,12 @@ elif ! ensure_tool wrk wrk; then
 elif ! command -v redis-server >/dev/null 2>&1; then
   skip "http" "redis-server not found for the Redis variant"
 else
-  # run_http VARIANT LABEL CONFIG [REDIS_URL]: starts the app, warms it, measures, stops it.
+  # run_http VARIANT LABEL FILTER CONFIG [REDIS_URL]: starts the app, warms it, measures, stops it.
   run_http() {
-    local variant=$1 label=$2 config=$3 redis_url=${4:-} port app_pid
+    local variant=$1 label=$2 filter=$3 config=$4 redis_url=${5:-} port app_pid
     port=$(free_port)
     log "http: $label"
-    PORT=$port HOST=127.0.0.1 RATE_LIMIT_CONFIG=$config REDIS_URL=$redis_url \
+    PORT=$port HOST=127.0.0.1 RATE_LIMIT_FILTER=$filter RATE_LIMIT_CONFIG=$config REDIS_URL=$redis_url \
       java -Xms1g -Xmx1g -jar "$APP_JAR" > "$OUT/http-$variant.log" 2>&1 &
     app_pid=$!
     PIDS+=("$app_pid")
@@ -246,14 +246,13 @@ else
 \`wrk -t2 -c32 -d${WRK_SECONDS}s --latency\` (after a warm-up run) against \`GET /api/scan\` of the example app's
 executable jar (\`java -Xms1g -Xmx1g -jar $APP_JAR\`), each request with one of 10,000 pro API keys in turn
 (rate-limit-bench/http/keys.lua), under a token bucket of 1,000,000 per hour per key so every request is
-allowed (rate-limit-bench/http/limits.json). "No limiting" runs the same jar with \`/api/**\` allowlisted
-(rate-limit-bench/http/limits-allowlisted.json): the filter is installed but returns after one path match,
-so the baseline includes that match. wrk, the app and Redis share the machine's cores.
+allowed (rate-limit-bench/http/limits.json). "No filter" runs the same jar with \`RATE_LIMIT_FILTER=off\`:
+the same servlets, no rate-limit filter installed. wrk, the app and Redis share the machine's cores.
 EOF
-  run_http nofilter "no limiting (filter installed, /api/** allowlisted)" "$ROOT/rate-limit-bench/http/limits-allowlisted.json" || true
-  run_http memory "in-memory store" "$ROOT/rate-limit-bench/http/limits.json" || true
+  run_http nofilter "no filter (RATE_LIMIT_FILTER=off)" off "$ROOT/rate-limit-bench/http/limits.json" || true
+  run_http memory "in-memory store" on "$ROOT/rate-limit-bench/http/limits.json" || true
   start_redis
-  run_http redis "Redis store (local redis-server)" "$ROOT/rate-limit-bench/http/limits.json" "redis://127.0.0.1:$REDIS_PORT" || true
+  run_http redis "Redis store (local redis-server)" on "$ROOT/rate-limit-bench/http/limits.json" "redis://127.0.0.1:$REDIS_PORT" || true
   stop_pid "$REDIS_PID"
 fi
 

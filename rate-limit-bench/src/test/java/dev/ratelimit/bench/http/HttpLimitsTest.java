@@ -20,10 +20,4 @@ class HttpLimitsTest {
                 .containsExactly(new TokenBucket(1_000_000, 1, Duration.ofHours(1))));
         assertThat(config.allowlist().paths()).containsExactly("/health");
     }
-
-    @Test
-    void theNoLimitingBaselineAllowlistsTheWholeApi() {
-        RateLimitConfig config = RateLimitConfig.fromJson(Path.of("http/limits-allowlisted.json"));
-        assertThat(config.allowlist().paths()).containsExactly("/health", "/api/**");
-    }
 }

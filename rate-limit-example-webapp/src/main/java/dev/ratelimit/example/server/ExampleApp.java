@@ -86,6 +86,10 @@ final class ExampleApp implements AutoCloseable {
                     .failureMode(options.failureMode().orElse(FailureMode.FAIL_OPEN))
                     .trustedProxies(options.trustedProxies())
                     .build();
+            if (!options.filterOn()) {
+                description = "OFF: no rate-limit filter is installed (RATE_LIMIT_FILTER=off), nothing is limited; "
+                        + "it would use " + description;
+            }
             return new ExampleApp(options, store, description, filter, metrics);
         } catch (RuntimeException e) {
             store.close();
@@ -93,7 +97,10 @@ final class ExampleApp implements AutoCloseable {
         }
     }
 
-    /** The servlets under {@code /} (anything unserved a 404), with the filter on {@code /api/*}. */
+    /**
+     * The servlets under {@code /} (anything unserved a 404), with the filter on {@code /api/*} unless
+     * the options turn it off.
+     */
     ServletContextHandler context() {
         ServletContextHandler context = new ServletContextHandler("/");
         context.addServlet(ApiServlet.class, "/api/*").setAsyncSupported(true);
@@ -101,6 +108,9 @@ final class ExampleApp implements AutoCloseable {
         context.addServlet(new ServletHolder("metrics", new MetricsServlet(metrics)), "/metrics");
         context.addServlet(new ServletHolder("dashboard", new DashboardServlet()), "/dashboard/*");
         context.addServlet(NotFoundServlet.class, "/");
+        if (!options.filterOn()) {
+            return context;
+        }
         FilterHolder rateLimit = new FilterHolder(filter);
         rateLimit.setName("rateLimit");
         rateLimit.setAsyncSupported(true);

@@ -28,12 +28,13 @@ import java.util.regex.Pattern;
  * @param fallbackShare  empty for the Redis store's default
  * @param redisTimeout   empty for the Redis store's default
  * @param clientKeySecret empty for the Redis store's plain SHA-256 client hash
+ * @param filterOn       false: no rate-limit filter is installed (to measure its cost)
  * @param help           {@code --help} was given: print the usage and stop
  */
 record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimitConfig config, String configSource,
                       Optional<FailureMode> failureMode, Optional<Double> fallbackShare, Optional<Duration> redisTimeout,
                       Optional<String> clientKeySecret,
-                      List<String> trustedProxies, Duration shutdownTimeout, boolean help) {
+                      List<String> trustedProxies, Duration shutdownTimeout, boolean filterOn, boolean help) {
     private static final Pattern USER_INFO = Pattern.compile("(?i)(://)[^@/]*@");
 
     /** One setting's raw text and how it was given, for error messages. */
@@ -62,7 +63,7 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
         return "ExampleOptions[port=" + port + ", host=" + host + ", redisUrl=" + redisUrl.map(ExampleOptions::masked)
                 + ", configSource=" + configSource + ", failureMode=" + failureMode + ", fallbackShare=" + fallbackShare
                 + ", redisTimeout=" + redisTimeout + ", clientKeySecret=" + clientKeySecret.map(x -> "(hidden)")
-                + ", trustedProxies=" + trustedProxies + ", shutdownTimeout=" + shutdownTimeout + "]";
+                + ", trustedProxies=" + trustedProxies + ", shutdownTimeout=" + shutdownTimeout + ", filterOn=" + filterOn + "]";
     }
 
     /** Reads {@code args} ({@code --name=value}, {@code --help}) over {@code env}. */
@@ -228,8 +229,17 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
                 throw d.invalid("must not be negative");
             }
         }
+        boolean filterOn = true;
+        Raw fo = raw.get(Setting.FILTER);
+        if (fo != null) {
+            switch (fo.value().toLowerCase(Locale.ROOT)) {
+                case "on" -> filterOn = true;
+                case "off" -> filterOn = false;
+                default -> throw fo.invalid("must be on or off");
+            }
+        }
         return new ExampleOptions(port, host, redisUrl, config, configSource, mode, share, redisTimeout, clientKeySecret, proxies,
-                timeout, help);
+                timeout, filterOn, help);
     }
 
     /** {@code url} with any password replaced by {@code ***}. */
@@ -253,6 +263,7 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
             case REDIS_TIMEOUT -> "250ms";
             case REDIS_CLIENT_KEY_SECRET -> "a-long-random-secret";
             case TRUSTED_PROXIES -> "10.0.0.0/8";
+            case FILTER -> "off";
             case SHUTDOWN_TIMEOUT -> "30s";
         };
     }

@@ -47,6 +47,18 @@ class ExampleAppTest {
     }
 
     @Test
+    void withTheFilterOffNothingIsLimitedAndNoRateLimitHeadersAreSent() {
+        app = RunningExample.start(clock, "--filter=off");
+
+        for (int i = 0; i < 15; i++) {
+            HttpResponse<String> r = app.get("/api/scan", "X-API-Key", "sk-free-demo");
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.headers().map().keySet()).noneMatch(name -> name.toLowerCase().contains("ratelimit"));
+        }
+        assertThat(app.server().app().storeDescription()).startsWith("OFF: no rate-limit filter is installed");
+    }
+
+    @Test
     void freeScanAdmitsItsBurstOfTenThenAnswers429WithRetryAfterUntilATokenIsBack() {
         app = RunningExample.start(clock);
         List<String> remaining = new ArrayList<>();

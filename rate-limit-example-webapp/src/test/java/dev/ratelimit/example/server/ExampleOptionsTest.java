@@ -109,6 +109,8 @@ class ExampleOptionsTest {
                 .isEqualTo("--fallback-share=\"1.5\": must be a number in (0, 1], e.g. 0.5 for two instances");
         assertThat(problem(Map.of("RATE_LIMIT_TRUSTED_PROXIES", "10.0.0.0/33")))
                 .startsWith("RATE_LIMIT_TRUSTED_PROXIES=\"10.0.0.0/33\": ");
+        assertThat(problem(Map.of("RATE_LIMIT_FILTER", "maybe")))
+                .isEqualTo("RATE_LIMIT_FILTER=\"maybe\": must be on or off");
         assertThat(problem(Map.of("SHUTDOWN_TIMEOUT", "soon")))
                 .isEqualTo("SHUTDOWN_TIMEOUT=\"soon\": must be a duration such as 500ms, 10s or 1m");
         assertThat(problem(Map.of(), "--prot=8080")).startsWith("unknown argument \"--prot\"; known: --help, --port, --host, --redis-url, ");
@@ -139,7 +141,7 @@ class ExampleOptionsTest {
         }
         assertThat(List.of(Setting.values()).stream().map(Setting::flag)).containsExactly("--port", "--host", "--redis-url",
                 "--config", "--failure-mode", "--fallback-share", "--redis-timeout", "--redis-client-key-secret", "--trusted-proxies",
-                "--shutdown-timeout");
+                "--filter", "--shutdown-timeout");
     }
 
     private static String problem(Map<String, String> env, String... args) {

@@ -59,6 +59,11 @@ public final class RunningExample implements AutoCloseable {
         return server.port();
     }
 
+    /** The server, for what the app itself says (its store description). */
+    ExampleServer server() {
+        return server;
+    }
+
     /** {@code GET path} with header name/value pairs. */
     public HttpResponse<String> get(String path, String... headers) {
         return send("GET", path, null, headers);

@@ -110,6 +110,7 @@ if [[ $MODE == quick ]]; then
   REDIS_CONTENDERS=OURS_TOKEN_BUCKET,BUCKET4J,JEDIS_EVALSHA_RETURN_1
   REDIS_COST_CLIENTS=2000
   WRK_SECONDS=3
+  HTTP_ROUNDS=1
 else
   JMH=(-f 1 -wi 3 -w 1s -i 5 -r 1s)
   SHAPES=HOT_1,UNIFORM_100K,UNIFORM_1M,ZIPF_1M
@@ -117,7 +118,8 @@ else
   REDIS_THREADS=(1 4 16)
   REDIS_CONTENDERS=OURS_TOKEN_BUCKET,OURS_FIXED_WINDOW,OURS_SLIDING_WINDOW_LOG,OURS_SLIDING_WINDOW_COUNTER,OURS_GCRA,BUCKET4J,JEDIS_EVALSHA_RETURN_1
   REDIS_COST_CLIENTS=10000
-  WRK_SECONDS=20
+  WRK_SECONDS=10
+  HTTP_ROUNDS=5
 fi
 CONTENDERS=OURS_TOKEN_BUCKET,OURS_FIXED_WINDOW,OURS_SLIDING_WINDOW_LOG,OURS_SLIDING_WINDOW_COUNTER,OURS_GCRA,BUCKET4J,GUAVA,RESILIENCE4J,CHM_GET_FLOOR
 
@@ -218,11 +220,11 @@ elif ! ensure_tool wrk wrk; then
 elif ! command -v redis-server >/dev/null 2>&1; then
   skip "http" "redis-server not found for the Redis variant"
 else
-  # run_http VARIANT LABEL FILTER CONFIG [REDIS_URL]: starts the app, warms it, measures, stops it.
+  # run_http VARIANT ROUND LABEL FILTER CONFIG [REDIS_URL]: starts the app, warms it, measures, stops it.
   run_http() {
-    local variant=$1 label=$2 filter=$3 config=$4 redis_url=${5:-} port app_pid
+    local variant=$1 round=$2 label=$3 filter=$4 config=$5 redis_url=${6:-} port app_pid
     port=$(free_port)
-    log "http: $label"
+    log "http: $label, round $round of $HTTP_ROUNDS"
     PORT=$port HOST=127.0.0.1 RATE_LIMIT_FILTER=$filter RATE_LIMIT_CONFIG=$config REDIS_URL=$redis_url \
       java -Xms1g -Xmx1g -jar "$APP_JAR" > "$OUT/http-$variant.log" 2>&1 &
     app_pid=$!
@@ -238,8 +240,8 @@ else
     fi
     wrk -t2 -c32 -d"$((WRK_SECONDS / 4 + 2))s" -s rate-limit-bench/http/keys.lua "http://127.0.0.1:$port" >/dev/null
     { echo "# label: $label"; wrk -t2 -c32 -d"${WRK_SECONDS}s" --latency -s rate-limit-bench/http/keys.lua "http://127.0.0.1:$port"; } \
-      > "$OUT/http-$variant.txt"
-    grep -E 'Requests/sec|^ +99%' "$OUT/http-$variant.txt" || true
+      > "$OUT/http-$variant-$round.txt"
+    grep -E 'Requests/sec|^ +99%' "$OUT/http-$variant-$round.txt" || true
     stop_pid "$app_pid"
   }
   cat > "$OUT/http-setup.txt" <<EOF
@@ -247,12 +249,18 @@ else
 executable jar (\`java -Xms1g -Xmx1g -jar $APP_JAR\`), each request with one of 10,000 pro API keys in turn
 (rate-limit-bench/http/keys.lua), under a token bucket of 1,000,000 per hour per key so every request is
 allowed (rate-limit-bench/http/limits.json). "No filter" runs the same jar with \`RATE_LIMIT_FILTER=off\`:
-the same servlets, no rate-limit filter installed. wrk, the app and Redis share the machine's cores.
+the same servlets, no rate-limit filter installed. wrk, the app and Redis share the machine's cores. The
+variants take turns for $HTTP_ROUNDS rounds (a fresh app each time); each row is the variant's median round.
 EOF
-  run_http nofilter "no filter (RATE_LIMIT_FILTER=off)" off "$ROOT/rate-limit-bench/http/limits.json" || true
-  run_http memory "in-memory store" on "$ROOT/rate-limit-bench/http/limits.json" || true
+  # The variants take turns, round after round, so that a slow spell of the machine falls on all of them;
+  # the report shows each variant's median round.
   start_redis
-  run_http redis "Redis store (local redis-server)" on "$ROOT/rate-limit-bench/http/limits.json" "redis://127.0.0.1:$REDIS_PORT" || true
+  for round in $(seq 1 "$HTTP_ROUNDS"); do
+    run_http nofilter "$round" "no filter (RATE_LIMIT_FILTER=off)" off "$ROOT/rate-limit-bench/http/limits.json" || true
+    run_http memory "$round" "in-memory store" on "$ROOT/rate-limit-bench/http/limits.json" || true
+    run_http redis "$round" "Redis store (local redis-server)" on "$ROOT/rate-limit-bench/http/limits.json" \
+      "redis://127.0.0.1:$REDIS_PORT" || true
+  done
   stop_pid "$REDIS_PID"
 fi
 

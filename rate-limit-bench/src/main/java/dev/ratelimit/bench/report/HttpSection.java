@@ -1,16 +1,22 @@
 package dev.ratelimit.bench.report;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** The HTTP table: wrk against the example app with no filter, the in-memory filter and the Redis filter. */
+/**
+ * The HTTP table: wrk against the example app with no filter, the in-memory filter and the Redis
+ * filter. The variants take turns over several rounds ({@code http-<variant>-<round>.txt}); a row is
+ * the variant's median round, so one slow spell of a shared machine does not decide a ratio.
+ */
 final class HttpSection {
-    /** Variants in table order; each result is {@code http-<variant>.txt}. */
+    /** Variants in table order. */
     static final List<String> VARIANTS = List.of("nofilter", "memory", "redis");
+    private static final int MAX_ROUNDS = 20;
 
     private static final Pattern RPS = Pattern.compile("Requests/sec:\\s+([0-9.]+)");
     private static final Pattern NON_2XX = Pattern.compile("Non-2xx or 3xx responses:\\s+([0-9]+)");
@@ -26,8 +32,20 @@ final class HttpSection {
     record Run(String label, double rps, double p50Millis, double p99Millis, long requests, long non2xx) {
     }
 
+    /** The variant's median round by requests per second (the lower middle one of an even count). */
     Optional<Run> run(String variant) {
-        return results.text("http-" + variant + ".txt").map(HttpSection::parse);
+        List<Run> rounds = rounds(variant);
+        return rounds.isEmpty() ? Optional.empty() : Optional.of(rounds.get((rounds.size() - 1) / 2));
+    }
+
+    /** The variant's rounds, slowest first. */
+    List<Run> rounds(String variant) {
+        List<Run> rounds = new ArrayList<>();
+        for (int round = 1; round <= MAX_ROUNDS; round++) {
+            results.text("http-" + variant + "-" + round + ".txt").map(HttpSection::parse).ifPresent(rounds::add);
+        }
+        rounds.sort(Comparator.comparingDouble(Run::rps));
+        return rounds;
     }
 
     static Run parse(String wrk) {
@@ -62,20 +80,25 @@ final class HttpSection {
 
     void write(Markdown md) {
         md.heading(2, "HTTP: the example app under wrk");
-        List<Run> runs = new ArrayList<>();
-        for (String v : VARIANTS) {
-            run(v).ifPresent(runs::add);
-        }
-        if (runs.isEmpty()) {
+        if (VARIANTS.stream().allMatch(v -> run(v).isEmpty())) {
             md.paragraph("Not run" + results.skipped("http").map(s -> ": " + s).orElse("."));
             return;
         }
         results.text("http-setup.txt").ifPresent(s -> md.paragraph(s.strip()));
         Optional<Run> base = run("nofilter");
-        Markdown.Table table = new Markdown.Table(List.of("Variant", "Requests/s", "p50", "p99", "Non-2xx", "vs no filter"));
-        for (Run r : runs) {
-            table.row(List.of(r.label(), Markdown.rate(r.rps()), millis(r.p50Millis()), millis(r.p99Millis()),
-                    String.format(Locale.ROOT, "%,d of %,d", r.non2xx(), r.requests()),
+        Markdown.Table table = new Markdown.Table(List.of("Variant", "Requests/s (median round)", "Rounds: slowest, fastest",
+                "p50", "p99", "Non-2xx (all rounds)", "vs no filter"));
+        for (String v : VARIANTS) {
+            List<Run> rounds = rounds(v);
+            if (rounds.isEmpty()) {
+                continue;
+            }
+            Run r = run(v).orElseThrow();
+            long non2xx = rounds.stream().mapToLong(Run::non2xx).sum();
+            long requests = rounds.stream().mapToLong(Run::requests).sum();
+            table.row(List.of(r.label(), Markdown.rate(r.rps()),
+                    rounds.size() + ": " + Markdown.rate(rounds.get(0).rps()) + ", " + Markdown.rate(rounds.get(rounds.size() - 1).rps()),
+                    millis(r.p50Millis()), millis(r.p99Millis()), String.format(Locale.ROOT, "%,d of %,d", non2xx, requests),
                     base.map(b -> Markdown.percent(r.rps() / b.rps())).orElse("n/a")));
         }
         md.table(table);

@@ -55,6 +55,13 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
         OptionException invalid(String problem) {
             return new OptionException(named() + ": " + problem);
         }
+
+        /** Refuses this setting without {@code REDIS_URL}: it only configures the Redis store. */
+        void requireRedis(Optional<String> redisUrl) throws OptionException {
+            if (redisUrl.isEmpty()) {
+                throw invalid("applies only to a Redis store; set REDIS_URL too");
+            }
+        }
     }
 
     /** The options with the Redis URL's password masked and the secret hidden: safe to log. */
@@ -171,9 +178,7 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
             if (!(value > 0 && value <= 1)) {
                 throw s.invalid("must be a number in (0, 1], e.g. 0.5 for two instances");
             }
-            if (redisUrl.isEmpty()) {
-                throw s.invalid("applies only to a Redis store; set REDIS_URL too");
-            }
+            s.requireRedis(redisUrl);
             share = Optional.of(value);
         }
 
@@ -187,9 +192,7 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
             } catch (InvalidConfigurationException e) {
                 throw rt.invalid("must be a duration from 1ms to 60s, such as 100ms or 1s");
             }
-            if (redisUrl.isEmpty()) {
-                throw rt.invalid("applies only to a Redis store; set REDIS_URL too");
-            }
+            rt.requireRedis(redisUrl);
         }
 
         Optional<String> clientKeySecret = Optional.empty();
@@ -200,9 +203,7 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
             } catch (InvalidConfigurationException e) {
                 throw ks.invalid(e.problem());
             }
-            if (redisUrl.isEmpty()) {
-                throw ks.invalid("applies only to a Redis store; set REDIS_URL too");
-            }
+            ks.requireRedis(redisUrl);
             clientKeySecret = Optional.of(ks.value());
         }
 

@@ -130,6 +130,20 @@ public final class RedisServer implements AutoCloseable {
         return Resp.info(port, "server", "redis_version");
     }
 
+    /**
+     * Decision calls this node has run since it started or {@code CONFIG RESETSTAT}: FCALL (Redis
+     * Functions, Redis 7+) plus EVALSHA (scripts, the fallback), from {@code INFO commandstats}.
+     */
+    public long decisionCalls() {
+        return calls("cmdstat_fcall") + calls("cmdstat_evalsha");
+    }
+
+    /** Calls of one command ({@code cmdstat_<name>}) from {@code INFO commandstats}; 0 if never called. */
+    public long calls(String cmdstat) {
+        String stats = Resp.info(port, "commandstats", cmdstat);
+        return stats == null ? 0 : Long.parseLong(stats.replaceAll("^calls=(\\d+),.*$", "$1"));
+    }
+
     /** Sends a command to this node (see {@link Resp#call}). */
     public Object call(Object... command) {
         return Resp.call(port, command);

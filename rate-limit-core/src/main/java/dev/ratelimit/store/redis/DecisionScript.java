@@ -8,6 +8,7 @@ import dev.ratelimit.SlidingWindowCounter;
 import dev.ratelimit.SlidingWindowLog;
 import dev.ratelimit.TokenBucket;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 import java.io.IOException;
@@ -25,7 +26,8 @@ import java.util.TreeMap;
  * {@code lua/driver.lua}. Redis runs a script's whole body on every call, so a script that defines
  * only the algorithms it needs costs Redis less time per decision than one defining all five.
  *
- * <p>Sent by SHA-1 with EVALSHA, one round trip per decision. A node that does not know it (first
+ * <p>Used where Redis Functions are not ({@link FunctionLibrary}): sent by SHA-1 with EVALSHA, one
+ * script call per decision. A node that does not know it (first
  * use, a restart, a new cluster node, a failover) answers NOSCRIPT; the script is then loaded on the
  * node owning the keys and the call retried once.
  */
@@ -41,14 +43,19 @@ final class DecisionScript {
 
     private final String source;
     private final String sha1;
+    private final FunctionLibrary library;
 
-    private DecisionScript(String source) {
+    private DecisionScript(String source, FunctionLibrary library) {
         this.source = source;
         this.sha1 = sha1(source);
+        this.library = library;
     }
 
-    /** The script for {@code limit}: its algorithms, in policy-type order, between prelude and driver. */
-    static DecisionScript forLimit(Limit limit) {
+    /**
+     * The script for {@code limit}: its algorithms, in policy-type order, between prelude and driver;
+     * decisions use {@code library} instead while it is available.
+     */
+    static DecisionScript forLimit(Limit limit, FunctionLibrary library) {
         TreeMap<Integer, String> algorithms = new TreeMap<>();
         for (Policy policy : limit.policies()) {
             int type = type(policy);
@@ -56,7 +63,17 @@ final class DecisionScript {
         }
         StringBuilder source = new StringBuilder(part("prelude"));
         algorithms.values().forEach(source::append);
-        return new DecisionScript(source.append(part("driver")).toString());
+        source.append(part("driver")).append("return decide(KEYS, ARGV)\n");
+        return new DecisionScript(source.toString(), library);
+    }
+
+    /** Prelude, every algorithm and the driver: the body of the {@link FunctionLibrary}. */
+    static String library() {
+        StringBuilder source = new StringBuilder(part("prelude"));
+        for (int type = TOKEN_BUCKET; type <= GCRA; type++) {
+            source.append(part(PARTS[type]));
+        }
+        return source.append(part("driver")).toString();
     }
 
     /** The policy type of {@code policy}, as the script reads it from ARGV. */
@@ -80,17 +97,26 @@ final class DecisionScript {
     }
 
     /**
-     * Runs the script; {@code keys} share a hash tag.
+     * Runs the script through {@code calls} (batched with concurrent calls where it can be); {@code keys} share a hash tag.
      *
      * @return verdict, policy index, remaining, resetAfter µs, retryAfter µs
      */
-    long[] run(UnifiedJedis redis, List<String> keys, List<String> args) {
+    long[] run(CallBatcher calls, UnifiedJedis redis, List<String> keys, List<String> args) {
+        if (library.available()) {
+            try {
+                return toLongs(calls.fcall(redis, library.function(), keys, args));
+            } catch (JedisDataException e) {
+                if (library.recover(redis, keys.get(0), e)) {
+                    return toLongs(calls.fcall(redis, library.function(), keys, args));
+                }
+            }
+        }
         Object reply;
         try {
-            reply = redis.evalsha(sha1, keys, args);
+            reply = calls.evalsha(redis, sha1, keys, args);
         } catch (JedisNoScriptException e) {
             redis.scriptLoad(source, keys.get(0));
-            reply = redis.evalsha(sha1, keys, args);
+            reply = calls.evalsha(redis, sha1, keys, args);
         }
         return toLongs(reply);
     }
@@ -120,7 +146,7 @@ final class DecisionScript {
         }
     }
 
-    private static String sha1(String text) {
+    static String sha1(String text) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {

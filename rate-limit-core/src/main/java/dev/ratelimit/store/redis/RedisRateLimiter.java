@@ -28,7 +28,7 @@ final class RedisRateLimiter implements RateLimiter {
     private final Policy first;
 
     RedisRateLimiter(Limit limit, RedisStore.Settings settings, Supplier<RateLimiter> fallback) {
-        this.script = new ScriptLimit(settings.keyPrefix(), limit);
+        this.script = new ScriptLimit(settings.keyPrefix(), limit, settings.library());
         this.settings = settings;
         this.fallback = fallback;
         long smallest = Long.MAX_VALUE;
@@ -106,7 +106,7 @@ final class RedisRateLimiter implements RateLimiter {
 
     private long[] call(String client, long cost, long sentAt) {
         String now = settings.timeFromClock() ? Long.toString(sentAt) : ScriptLimit.REDIS_TIME;
-        return script.script().run(settings.connections().client(), script.keys(client),
+        return script.script().run(settings.calls(), settings.connections().client(), script.keys(client),
                 script.args(now, cost, settings.ttlSlackMillis()));
     }
 

@@ -26,9 +26,9 @@ final class ScriptLimit {
     private final String[] policyArgs;
     private final int policies;
 
-    ScriptLimit(String prefix, Limit limit) {
+    ScriptLimit(String prefix, Limit limit, FunctionLibrary library) {
         this.limit = limit;
-        this.script = DecisionScript.forLimit(limit);
+        this.script = DecisionScript.forLimit(limit, library);
         this.keyBase = prefix + limit.name() + ":" + limit.fingerprint() + ":{";
         this.policies = limit.policies().size();
         List<String> args = new ArrayList<>();

@@ -58,7 +58,7 @@ class RedisDenialCacheTest {
             long wait = denied.retryAfterMicros();
             assertThat(wait).isPositive().isLessThanOrEqualTo(10_000_000);
 
-            long calls = evalshaCalls();
+            long calls = redis.decisionCalls();
             for (int i = 0; i < 50; i++) {
                 Decision cached = limiter.tryAcquire("abuser", 1 + i % 2);
                 assertThat(cached.source()).isEqualTo(Source.DENIAL_CACHE);
@@ -71,15 +71,15 @@ class RedisDenialCacheTest {
             assertThat(later.source()).isEqualTo(Source.DENIAL_CACHE);
             assertThat(later.retryAfterMicros()).as("counts down").isEqualTo(wait - 1_000_000);
             assertThat(later.resetAfterMicros()).isEqualTo(denied.resetAfterMicros() - 1_000_000);
-            assertThat(evalshaCalls()).as("EVALSHA calls while denied").isEqualTo(calls);
+            assertThat(redis.decisionCalls()).as("script calls while denied").isEqualTo(calls);
 
             assertThat(limiter.tryAcquire("someone-else").source()).as("other clients still go to Redis").isEqualTo(Source.STORE);
-            assertThat(evalshaCalls()).isEqualTo(calls + 1);
+            assertThat(redis.decisionCalls()).isEqualTo(calls + 1);
 
             clock.advanceMicros(wait);
             Decision asked = limiter.tryAcquire("abuser", 1);
             assertThat(asked.source()).as("after T the cache asks Redis again").isEqualTo(Source.STORE);
-            assertThat(evalshaCalls()).isEqualTo(calls + 2);
+            assertThat(redis.decisionCalls()).isEqualTo(calls + 2);
             assertThat(storeCalls.get()).as("store calls heard by the listener").isEqualTo(4);
         }
     }
@@ -104,18 +104,13 @@ class RedisDenialCacheTest {
         try (RedisStore store = RedisStore.builder().url(redis.url()).clock(clock).denialCache(false).build()) {
             RateLimiter limiter = store.limiter(LIMIT);
             limiter.tryAcquire("no-cache", 2);
-            long calls = evalshaCalls();
+            long calls = redis.decisionCalls();
             for (int i = 0; i < 10; i++) {
                 Decision d = limiter.tryAcquire("no-cache");
                 assertThat(d.source()).isEqualTo(Source.STORE);
                 assertThat(d.verdict()).isEqualTo(Verdict.REJECTED);
             }
-            assertThat(evalshaCalls()).isEqualTo(calls + 10);
+            assertThat(redis.decisionCalls()).isEqualTo(calls + 10);
         }
-    }
-
-    private static long evalshaCalls() {
-        String stats = Resp.info(redis.port(), "commandstats", "cmdstat_evalsha");
-        return stats == null ? 0 : Long.parseLong(stats.replaceAll("^calls=(\\d+),.*$", "$1"));
     }
 }

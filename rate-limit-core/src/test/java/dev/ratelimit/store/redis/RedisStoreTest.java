@@ -191,16 +191,6 @@ class RedisStoreTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("cost must be >= 1, was 0");
     }
 
-    @Test
-    void theScriptIsLoadedAgainAfterRedisForgetsIt() {
-        RateLimiter limiter = store.limiter(Limit.of("noscript", Policy.fixedWindow(5, LONG)));
-        assertThat(limiter.tryAcquire("k").remaining()).isEqualTo(4);
-        redis.call("SCRIPT", "FLUSH");
-        Decision afterFlush = limiter.tryAcquire("k");
-        assertThat(afterFlush.source()).isEqualTo(Source.STORE);
-        assertThat(afterFlush.remaining()).isEqualTo(3);
-    }
-
     private static List<String> scan(String pattern) {
         List<String> keys = new ArrayList<>();
         String cursor = "0";

@@ -1,6 +1,9 @@
 -- One rate-limit decision for one client against every policy of one limit, atomically.
--- Assembled by DecisionScript from the parts under lua/: this prelude, the algorithms the limit
--- uses (each registers itself in CLASSES), and the driver, so a call defines only what it runs.
+-- Assembled from the parts under lua/: this prelude, the algorithms (each registers itself in
+-- CLASSES) and the driver, which defines decide(KEYS, ARGV). FunctionLibrary makes them, with all
+-- five algorithms, a Redis Functions library (defined once per server, called with FCALL);
+-- DecisionScript makes a script of the algorithms one limit uses that ends with
+-- "return decide(KEYS, ARGV)" (defined again on every EVALSHA; Redis 6.2).
 -- The Lua twin of dev.ratelimit.algorithm.LimitEvaluator and the five *Algorithm classes: every
 -- formula below mirrors theirs line by line (same names), so decisions are identical.
 --

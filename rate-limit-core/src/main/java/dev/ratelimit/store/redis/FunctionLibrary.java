@@ -1,0 +1,88 @@
+package dev.ratelimit.store.redis;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
+
+import java.util.Locale;
+
+/**
+ * The decision script as a Redis Functions library (Redis 7+): the prelude, all five algorithms and
+ * the driver, registered as one function. Redis runs a library's definitions once, when it is
+ * loaded, so a decision (FCALL) runs only the decision itself; an EVALSHA script defines its
+ * algorithms again on every call.
+ *
+ * <p>The library and function names carry a hash of the code, so instances running different
+ * versions during a rolling deploy each call their own. A node that lacks the library (first use,
+ * {@code FUNCTION FLUSH}, a new cluster node) says "Function not found"; it is then loaded on the
+ * node owning the keys. Redis before 7 (no FCALL) or an ACL that denies FCALL or FUNCTION LOAD turns
+ * the library off for the store, which then sends EVALSHA scripts (see {@link DecisionScript}).
+ */
+final class FunctionLibrary {
+    private static final Logger LOG = LoggerFactory.getLogger(FunctionLibrary.class);
+
+    private final String source;
+    private final String function;
+    private final String description;
+    private volatile boolean available = true;
+
+    FunctionLibrary(String description) {
+        String body = DecisionScript.library();
+        String hash = DecisionScript.sha1(body).substring(0, 16);
+        this.function = "ratelimit_decide_" + hash;
+        this.source = "#!lua name=ratelimit_" + hash + "\n" + body
+                + "redis.register_function('" + function + "', decide)\n";
+        this.description = description;
+    }
+
+    /** Whether decisions go by FCALL; false once the server showed it cannot run the library. */
+    boolean available() {
+        return available;
+    }
+
+    /** The function to FCALL. */
+    String function() {
+        return function;
+    }
+
+    String source() {
+        return source;
+    }
+
+    /**
+     * Handles an error reply to FCALL: loads the library where it was missing (true: call again),
+     * or turns the library off where the server cannot run it (false: use EVALSHA). Other errors
+     * are the caller's to report, as {@code e} itself.
+     */
+    boolean recover(UnifiedJedis redis, String sampleKey, JedisDataException e) {
+        String message = message(e);
+        if (message.contains("function not found")) {
+            try {
+                redis.sendCommand(sampleKey, Protocol.Command.FUNCTION, "LOAD", "REPLACE", source);
+                return true;
+            } catch (JedisDataException refused) {
+                turnOff(refused);
+                return false;
+            }
+        }
+        if (message.startsWith("err unknown command") || message.startsWith("noperm")) {
+            turnOff(e);
+            return false;
+        }
+        throw e;
+    }
+
+    private void turnOff(JedisDataException cause) {
+        if (available) {
+            available = false;
+            LOG.info("Redis store {}: Redis Functions unavailable ({}); deciding with EVALSHA scripts",
+                    description, RedisStore.describe(cause));
+        }
+    }
+
+    private static String message(JedisDataException e) {
+        return e.getMessage() == null ? "" : e.getMessage().toLowerCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,95 @@
+package dev.ratelimit.store.redis;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.Limit;
+import dev.ratelimit.Policy;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Source;
+import dev.ratelimit.testing.RedisBinary;
+import dev.ratelimit.testing.RedisServer;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Decisions are FCALLs of the Redis Functions library where the server runs it (Redis 7+), and
+ * EVALSHA scripts where it cannot (Redis 6.2, or an ACL denying FCALL): the same decisions either way,
+ * and either is loaded again when Redis forgets it.
+ */
+class RedisDecisionCallsTest {
+    private static final Limit LIMIT = Limit.of("calls", Policy.fixedWindow(5, Duration.ofDays(400)));
+
+    @Test
+    void onRedis7DecisionsAreFunctionCalls() {
+        try (RedisServer redis = RedisServer.start()) {
+            assumeRedis7(redis);
+            try (RedisStore store = RedisStore.builder().url(redis.url()).build()) {
+                assertRemaining(store.limiter(LIMIT), 4, 3, 2);
+            }
+            assertThat(redis.calls("cmdstat_evalsha")).isZero();
+            assertThat(redis.calls("cmdstat_fcall")).isGreaterThanOrEqualTo(3);
+            assertThat(String.valueOf(redis.call("FUNCTION", "LIST", "LIBRARYNAME", "ratelimit_*"))).contains("ratelimit_decide_");
+        }
+    }
+
+    @Test
+    void theLibraryIsLoadedAgainAfterRedisForgetsIt() {
+        try (RedisServer redis = RedisServer.start()) {
+            assumeRedis7(redis);
+            try (RedisStore store = RedisStore.builder().url(redis.url()).build()) {
+                RateLimiter limiter = store.limiter(LIMIT);
+                assertRemaining(limiter, 4);
+                redis.call("FUNCTION", "FLUSH");
+                redis.call("SCRIPT", "FLUSH");
+                assertRemaining(limiter, 3);
+            }
+            assertThat(redis.calls("cmdstat_evalsha")).isZero();
+        }
+    }
+
+    @Test
+    void anAclThatDeniesFunctionsLeavesDecisionsToScripts() {
+        try (RedisServer redis = RedisServer.start()) {
+            assumeRedis7(redis);
+            redis.call("ACL", "SETUSER", "limiter", "on", ">s3cret", "~*", "&*", "+@all", "-fcall", "-function");
+            String url = "redis://limiter:s3cret@127.0.0.1:" + redis.port();
+            try (RedisStore store = RedisStore.builder().url(url).build()) {
+                assertRemaining(store.limiter(LIMIT), 4, 3, 2);
+            }
+            assertThat(redis.calls("cmdstat_evalsha")).isGreaterThanOrEqualTo(3);
+        }
+    }
+
+    @Test
+    void onRedis62DecisionsAreScriptsLoadedAgainWhenRedisForgetsThem() {
+        // The redis-server bundled in embedded-redis is 6.2: no Redis Functions.
+        try (RedisServer redis = RedisServer.start(RedisBinary.embedded())) {
+            assertThat(redis.version()).startsWith("6.");
+            try (RedisStore store = RedisStore.builder().url(redis.url()).build()) {
+                RateLimiter limiter = store.limiter(LIMIT);
+                assertRemaining(limiter, 4, 3);
+                redis.call("SCRIPT", "FLUSH");
+                assertRemaining(limiter, 2);
+            }
+            assertThat(redis.calls("cmdstat_evalsha")).isGreaterThanOrEqualTo(3);
+        }
+    }
+
+    private static void assertRemaining(RateLimiter limiter, long... remaining) {
+        for (long expected : remaining) {
+            Decision d = limiter.tryAcquire("client");
+            assertThat(d.source()).isEqualTo(Source.STORE);
+            assertThat(d.remaining()).isEqualTo(expected);
+        }
+    }
+
+    private static void assumeRedis7(RedisServer redis) {
+        List<String> version = List.of(redis.version().split("\\."));
+        assumeTrue(Integer.parseInt(version.get(0)) >= 7,
+                "Redis Functions need Redis 7; this redis-server is " + redis.version());
+    }
+}

@@ -1,0 +1,115 @@
+package dev.ratelimit.store.redis;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.Limit;
+import dev.ratelimit.Policy;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Source;
+import dev.ratelimit.Verdict;
+import dev.ratelimit.testing.RedisServer;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Concurrent decisions share round trips: callers that arrive while others wait for Redis go
+ * together in one pipeline, so a crowd uses a few connections, each decision stays exact, and a
+ * failed batch leaves every caller to its failure mode. Redis is held with {@code CLIENT PAUSE} so
+ * that the callers are sure to overlap.
+ */
+class RedisPipeliningTest {
+    private static final int CALLERS = 24;
+    private static final int LIMIT = 20;
+    private static final Limit CROWD = Limit.of("crowd", Policy.tokenBucket(LIMIT, LIMIT, Duration.ofDays(400)));
+
+    @Test
+    void aCrowdOfCallersSharesAFewConnectionsAndIsAdmittedExactly() throws Exception {
+        try (RedisServer redis = RedisServer.start();
+             RedisStore store = store(redis, true)) {
+            List<Decision> decisions = crowd(redis, store.limiter(CROWD));
+            assertThat(decisions).allMatch(d -> d.source() == Source.STORE);
+            assertThat(decisions).filteredOn(d -> d.verdict() == Verdict.ALLOWED).hasSize(LIMIT);
+            assertThat(decisions).filteredOn(d -> d.verdict() == Verdict.REJECTED).hasSize(CALLERS - LIMIT);
+            assertThat(connections(redis)).isBetween(1, CallBatcher.MAX_SENDERS);
+        }
+    }
+
+    @Test
+    void withoutPipeliningEachWaitingCallerHoldsItsOwnConnection() throws Exception {
+        try (RedisServer redis = RedisServer.start();
+             RedisStore store = store(redis, false)) {
+            List<Decision> decisions = crowd(redis, store.limiter(CROWD));
+            assertThat(decisions).filteredOn(d -> d.verdict() == Verdict.ALLOWED).hasSize(LIMIT);
+            assertThat(connections(redis)).isGreaterThan(CallBatcher.MAX_SENDERS);
+        }
+    }
+
+    @Test
+    void aBatchThatFailsLeavesEveryCallerToItsFailureMode() throws Exception {
+        try (RedisServer redis = RedisServer.start();
+             RedisStore store = store(redis, true)) {
+            RateLimiter limiter = store.limiter(CROWD);
+            assertThat(limiter.tryAcquire("warm-up").source()).isEqualTo(Source.STORE);
+            redis.pause(); // frozen: calls in flight wait for a reply that never comes
+            CountDownLatch started = new CountDownLatch(CALLERS);
+            ExecutorService threads = Executors.newFixedThreadPool(CALLERS);
+            try {
+                List<Future<Decision>> futures = new ArrayList<>();
+                for (int i = 0; i < CALLERS; i++) {
+                    futures.add(threads.submit(() -> {
+                        started.countDown();
+                        return limiter.tryAcquire("crowd");
+                    }));
+                }
+                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> started.getCount() == 0);
+                redis.kill(); // every connection breaks, in flight or not
+                for (Future<Decision> f : futures) {
+                    assertThat(f.get().source()).isEqualTo(Source.LOCAL_FALLBACK);
+                }
+            } finally {
+                threads.shutdownNow();
+            }
+        }
+    }
+
+    private static RedisStore store(RedisServer redis, boolean pipelining) {
+        // A read timeout well above the pause, so that held calls wait rather than fail.
+        return RedisStore.builder().url(redis.url()).pipelining(pipelining)
+                .readTimeout(Duration.ofSeconds(10)).build();
+    }
+
+    /** {@link #CALLERS} concurrent decisions of one client while Redis holds every command for 2 s. */
+    private static List<Decision> crowd(RedisServer redis, RateLimiter limiter) throws Exception {
+        assertThat(limiter.tryAcquire("warm-up").source()).isEqualTo(Source.STORE);
+        redis.clientPause(2_000);
+        ExecutorService threads = Executors.newFixedThreadPool(CALLERS);
+        try {
+            List<Future<Decision>> futures = new ArrayList<>();
+            for (int i = 0; i < CALLERS; i++) {
+                futures.add(threads.submit(() -> limiter.tryAcquire("crowd")));
+            }
+            List<Decision> decisions = new ArrayList<>();
+            for (Future<Decision> f : futures) {
+                decisions.add(f.get());
+            }
+            return decisions;
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    /** The store's connections to Redis ({@code CLIENT LIST}, by the client name it sets). */
+    private static int connections(RedisServer redis) {
+        String clients = String.valueOf(redis.call("CLIENT", "LIST"));
+        return (int) clients.lines().filter(line -> line.contains(" name=rate-limit ")).count();
+    }
+}

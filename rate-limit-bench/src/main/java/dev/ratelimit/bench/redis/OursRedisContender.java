@@ -20,7 +20,7 @@ final class OursRedisContender implements RedisContender {
     private final RateLimiter limiter;
     private final long prespend;
 
-    OursRedisContender(int port, Policy policy, long prespend, boolean denialCache) {
+    OursRedisContender(int port, Policy policy, long prespend, boolean denialCache, boolean pipelining) {
         this.store = RedisStore.builder()
                 .url("redis://127.0.0.1:" + port)
                 .poolSize(Clients.POOL_SIZE)
@@ -28,6 +28,7 @@ final class OursRedisContender implements RedisContender {
                 .readTimeout(Duration.ofMillis(Clients.TIMEOUT_MILLIS))
                 .failureMode(FailureMode.FAIL_CLOSED)
                 .denialCache(denialCache)
+                .pipelining(pipelining)
                 .build();
         this.limiter = store.limiter(Limit.of("bench", policy));
         this.prespend = Math.max(1, prespend);

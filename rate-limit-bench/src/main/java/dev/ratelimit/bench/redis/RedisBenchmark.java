@@ -46,7 +46,7 @@ import java.util.concurrent.TimeUnit;
 public class RedisBenchmark {
 
     @Param({"OURS_TOKEN_BUCKET", "OURS_FIXED_WINDOW", "OURS_SLIDING_WINDOW_LOG", "OURS_SLIDING_WINDOW_COUNTER",
-            "OURS_GCRA", "BUCKET4J", "JEDIS_EVALSHA_RETURN_1"})
+            "OURS_GCRA", "OURS_TOKEN_BUCKET_UNPIPELINED", "BUCKET4J", "JEDIS_EVALSHA_RETURN_1"})
     public RedisContenderKind contender;
 
     @Param({"UNIFORM_100K"})

@@ -26,6 +26,8 @@ public enum RedisContenderKind {
     OURS_SLIDING_WINDOW_LOG(new SlidingWindowLog(SWL_LIMIT, Duration.ofHours(1)), 1),
     OURS_SLIDING_WINDOW_COUNTER(new SlidingWindowCounter(SWC_LIMIT, Duration.ofSeconds(10)), 1),
     OURS_GCRA(new Gcra(1, Duration.ofSeconds(1), CAPACITY), PRESPEND),
+    /** Our token bucket with {@code pipelining(false)}: every call on its own connection. */
+    OURS_TOKEN_BUCKET_UNPIPELINED(new TokenBucket(CAPACITY, 1, Duration.ofSeconds(1)), PRESPEND),
     /** Bucket4j's Jedis proxy manager (compare-and-swap), same token bucket. */
     BUCKET4J(null, PRESPEND),
     /** Not a limiter: EVALSHA of {@code return 1}, the one-round-trip ceiling. */
@@ -44,8 +46,14 @@ public enum RedisContenderKind {
         return switch (this) {
             case BUCKET4J -> new Bucket4jRedisContender(port, CAPACITY, Duration.ofSeconds(1), prespend);
             case JEDIS_EVALSHA_RETURN_1 -> new EvalshaCeiling(port);
-            default -> new OursRedisContender(port, policy, prespend, denialCache);
+            case OURS_TOKEN_BUCKET_UNPIPELINED -> new OursRedisContender(port, policy, prespend, denialCache, false);
+            default -> new OursRedisContender(port, policy, prespend, denialCache, true);
         };
+    }
+
+    /** Whether its cost per decision differs from another contender's (a variant of transport only does not). */
+    boolean ownCosts() {
+        return this != JEDIS_EVALSHA_RETURN_1 && this != OURS_TOKEN_BUCKET_UNPIPELINED;
     }
 
     /** Our policy, or {@code null} for the peers. */
@@ -61,6 +69,7 @@ public enum RedisContenderKind {
             case OURS_SLIDING_WINDOW_LOG -> "ours: sliding window log";
             case OURS_SLIDING_WINDOW_COUNTER -> "ours: sliding window counter";
             case OURS_GCRA -> "ours: GCRA";
+            case OURS_TOKEN_BUCKET_UNPIPELINED -> "ours: token bucket, pipelining off";
             case BUCKET4J -> "Bucket4j Jedis proxy manager (CAS)";
             case JEDIS_EVALSHA_RETURN_1 -> "ceiling: Jedis EVALSHA return 1";
         };

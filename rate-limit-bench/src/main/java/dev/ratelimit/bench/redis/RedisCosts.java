@@ -62,7 +62,7 @@ public final class RedisCosts {
             root.put("redisVersion", infoField(admin.info("server"), "redis_version"));
             root.put("evalshaReturn1Micros", ceilingMicros(server, admin, clients));
             for (RedisContenderKind kind : RedisContenderKind.values()) {
-                if (kind == RedisContenderKind.JEDIS_EVALSHA_RETURN_1) {
+                if (!kind.ownCosts()) {
                     continue;
                 }
                 ObjectNode node = perDecision.addObject();
@@ -72,7 +72,7 @@ public final class RedisCosts {
                 System.out.println(node);
             }
             for (RedisContenderKind kind : RedisContenderKind.values()) {
-                if (kind == RedisContenderKind.JEDIS_EVALSHA_RETURN_1) {
+                if (!kind.ownCosts()) {
                     continue;
                 }
                 for (boolean denialCache : kind == RedisContenderKind.OURS_TOKEN_BUCKET ? new boolean[] {true, false}
@@ -201,11 +201,11 @@ public final class RedisCosts {
             case OURS_SLIDING_WINDOW_COUNTER -> new SlidingWindowCounter(SMALL_LIMIT, hour);
             case OURS_GCRA -> new Gcra(SMALL_LIMIT, hour, SMALL_LIMIT);
             case BUCKET4J -> null;
-            case JEDIS_EVALSHA_RETURN_1 -> throw new IllegalArgumentException("the ceiling does not limit");
+            case JEDIS_EVALSHA_RETURN_1, OURS_TOKEN_BUCKET_UNPIPELINED -> throw new IllegalArgumentException(kind + " has no costs of its own");
         };
         return policy == null
                 ? new Bucket4jRedisContender(port, SMALL_LIMIT, hour.dividedBy(SMALL_LIMIT), 0)
-                : new OursRedisContender(port, policy, 1, denialCache);
+                : new OursRedisContender(port, policy, 1, denialCache, true);
     }
 
     /** Runs {@code work} ({@code decisions} decisions) and records what Redis did for it, per decision. */

@@ -89,7 +89,8 @@ final class Enforcer {
 
     /**
      * Decides {@code request}: writes the rate-limit headers, or the whole answer when the request is
-     * refused. A request that reaches the store is marked with the attribute {@code counted}, and
+     * refused. A request that reaches the store is marked with the attribute {@code counted} (unless
+     * it is null: the filter sees REQUEST dispatches only, so never one request twice), and
      * the filter lets any later dispatch of it (forward, include, async, error) through uncounted;
      * an allowlisted or unlimited request is not marked, so a forward of it to a limited path counts
      * if that dispatcher type is enabled.
@@ -124,7 +125,9 @@ final class Enforcer {
             bindings = byTier.get(defaultTier);
         }
         Binding binding = bindings[rule < 0 ? unmatched : rule];
-        request.setAttribute(counted, Boolean.TRUE);
+        if (counted != null) {
+            request.setAttribute(counted, Boolean.TRUE);
+        }
         long started = listener == RateLimitListener.NONE ? 0 : clock.nowMicros();
         Decision decision = binding.limiter().tryAcquire(clientId, binding.cost());
         long now = clock.nowMicros();

@@ -108,14 +108,17 @@ public final class RateLimitFilter implements Filter {
         if (current == null) {
             throw new ServletException("RateLimitFilter was not initialized: the container must call init() first");
         }
+        // Only a filter that sees dispatches other than REQUEST can see one request twice; only it
+        // marks requests (an attribute map per request is a cost worth saving on every other filter).
+        boolean marks = s.redispatches();
         if (!(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)
-                || !s.dispatcherTypes().contains(req.getDispatcherType()) || req.getAttribute(countedAttribute) != null) {
+                || !s.dispatcherTypes().contains(req.getDispatcherType()) || marks && req.getAttribute(countedAttribute) != null) {
             chain.doFilter(req, res);
             return;
         }
         boolean passOn;
         try {
-            passOn = current.admit(request, response, countedAttribute);
+            passOn = current.admit(request, response, marks ? countedAttribute : null);
         } catch (RuntimeException e) {
             // Design: an unexpected failure (a custom resolver, a store that throws) follows the failure
             // mode; it never reaches the container as a 500. Logged without its message, which might

@@ -10,6 +10,7 @@ import dev.ratelimit.servlet.client.TierResolver;
 import dev.ratelimit.servlet.headers.HeaderStyle;
 import jakarta.servlet.DispatcherType;
 
+import java.util.EnumSet;
 import java.util.Set;
 
 /**
@@ -23,4 +24,14 @@ record Settings(RateLimitConfig config, RateLimitStore store, boolean ownsStore,
                 ClientIdResolver clients, TierResolver tiers, RateLimitListener listener,
                 HeaderStyle headerStyle, boolean shadow, FailureMode failureMode,
                 Set<DispatcherType> dispatcherTypes) {
+
+    Settings {
+        // An EnumSet's contains is one bit test; a wrapper around one adds a call per request.
+        dispatcherTypes = EnumSet.copyOf(dispatcherTypes);
+    }
+
+    /** Whether the filter sees dispatches other than REQUEST (forward, include, async, error). */
+    boolean redispatches() {
+        return dispatcherTypes.size() > 1 || !dispatcherTypes.contains(DispatcherType.REQUEST);
+    }
 }

@@ -40,19 +40,26 @@ import java.util.function.BiConsumer;
 public final class LimitHeaders {
     private final Limit limit;
     private final String[] itemNames;
+    /** Per policy, computed once: the quoted item name and the limit as text. */
+    private final String[] quotedNames;
+    private final String[] limitTexts;
     private final String policyField;
 
     private LimitHeaders(Limit limit) {
         this.limit = limit;
         List<Policy> policies = limit.policies();
         this.itemNames = new String[policies.size()];
+        this.quotedNames = new String[policies.size()];
+        this.limitTexts = new String[policies.size()];
         StringBuilder field = new StringBuilder();
         for (int i = 0; i < policies.size(); i++) {
             itemNames[i] = i == 0 ? limit.name() : limit.name() + "-" + i;
+            quotedNames[i] = quoted(itemNames[i]);
+            limitTexts[i] = Long.toString(policies.get(i).limit());
             if (i > 0) {
                 field.append(", ");
             }
-            field.append(quoted(itemNames[i])).append(";q=").append(policies.get(i).limit())
+            field.append(quotedNames[i]).append(";q=").append(policies.get(i).limit())
                     .append(";w=").append(ceilSeconds(Durations.toMicros(policies.get(i).window())));
         }
         this.policyField = field.toString();
@@ -70,7 +77,17 @@ public final class LimitHeaders {
 
     /** The item name of the policy {@code decision} describes, e.g. {@code scan} or {@code scan-1}. */
     public String itemName(Decision decision) {
+        return itemNames[index(decision)];
+    }
+
+    /** The index of the policy {@code decision} describes (0 if none). */
+    private int index(Decision decision) {
         List<Policy> policies = limit.policies();
+        for (int i = 0; i < policies.size(); i++) {
+            if (policies.get(i) == decision.policy()) {
+                return i; // the store's own policy object: the common case, no equals needed
+            }
+        }
         int index = policies.indexOf(decision.policy());
         if (index < 0 && decision.policy() != null) {
             // A store may describe a scaled copy of a policy (local fallback): match it by algorithm and window.
@@ -81,7 +98,7 @@ public final class LimitHeaders {
                 }
             }
         }
-        return itemNames[Math.max(0, index)];
+        return Math.max(0, index);
     }
 
     /**
@@ -94,9 +111,12 @@ public final class LimitHeaders {
                       long nowMicros, long retryAfterSeconds) {
         boolean known = decision.source() != Source.FAIL_OPEN && decision.source() != Source.FAIL_CLOSED
                 && decision.verdict() != Verdict.STORE_UNAVAILABLE;
+        int index = index(decision);
         if (style.x()) {
             if (known) {
-                header.accept("X-RateLimit-Limit", Long.toString(decision.limit()));
+                long limit = decision.limit();
+                header.accept("X-RateLimit-Limit", limit == this.limit.policies().get(index).limit()
+                        ? limitTexts[index] : Long.toString(limit));
                 header.accept("X-RateLimit-Remaining", Long.toString(decision.remaining()));
                 header.accept("X-RateLimit-Reset", Long.toString(ceilSeconds(nowMicros + decision.resetAfterMicros())));
             }
@@ -106,7 +126,7 @@ public final class LimitHeaders {
             header.accept("RateLimit-Policy", policyField);
             if (known) {
                 long t = retryAfterSeconds > 0 ? retryAfterSeconds : ceilSeconds(decision.resetAfterMicros());
-                header.accept("RateLimit", quoted(itemName(decision)) + ";r=" + decision.remaining() + ";t=" + t);
+                header.accept("RateLimit", quotedNames[index] + ";r=" + decision.remaining() + ";t=" + t);
             }
         }
         if (retryAfterSeconds > 0) {

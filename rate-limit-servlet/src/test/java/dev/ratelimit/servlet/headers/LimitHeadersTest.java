@@ -85,6 +85,21 @@ class LimitHeadersTest {
     }
 
     @Test
+    void aLocalFallbackDecisionReportsTheLimitItEnforcesUnderThePolicysName() {
+        Policy bucket = Policy.tokenBucket(100, 10, Duration.ofSeconds(1));
+        LimitHeaders headers = LimitHeaders.of(Limit.of("scan", bucket));
+        // This instance's share while Redis is down: a quarter of the limit, same algorithm and window.
+        Policy share = Policy.tokenBucket(25, 10, Duration.ofSeconds(1));
+        Decision fallback = new Decision(Verdict.ALLOWED, Source.LOCAL_FALLBACK, share, 25, 24, 100_000, 0);
+
+        Map<String, String> out = new LinkedHashMap<>();
+        headers.write(out::put, HeaderStyle.BOTH, "pro", fallback, NOW, 0);
+
+        assertThat(out).containsEntry("X-RateLimit-Limit", "25").containsEntry("X-RateLimit-Remaining", "24")
+                .containsEntry("RateLimit", "\"scan\";r=24;t=1");
+    }
+
+    @Test
     void saysOnlyWhatItKnowsWhenTheStoreFailedOpen() {
         Policy bucket = Policy.tokenBucket(100, 10, Duration.ofSeconds(1));
         LimitHeaders headers = LimitHeaders.of(Limit.of("scan", bucket));

@@ -65,8 +65,10 @@ final class CallBatcher {
         queue.offer(call);
         boolean interrupted = false;
         while (!call.done) {
-            int n = senders.get();
-            if (n < MAX_SENDERS && senders.compareAndSet(n, n + 1)) {
+            int n;
+            // Only a caller whose call is still queued sends; one whose call a sender took waits for
+            // that sender (sending empty batches instead would spin).
+            if (!call.taken && (n = senders.get()) < MAX_SENDERS && senders.compareAndSet(n, n + 1)) {
                 try {
                     send(redis);
                 } finally {
@@ -98,6 +100,7 @@ final class CallBatcher {
     private void send(UnifiedJedis redis) {
         List<Call> batch = new ArrayList<>(Math.min(MAX_BATCH, 16));
         for (Call c; batch.size() < MAX_BATCH && (c = queue.poll()) != null; ) {
+            c.taken = true;
             batch.add(c);
         }
         if (batch.isEmpty()) {
@@ -140,6 +143,8 @@ final class CallBatcher {
         final Thread caller = Thread.currentThread();
         Object reply;
         RuntimeException failure;
+        /** Polled by a sender: its caller now only waits. */
+        volatile boolean taken;
         volatile boolean done;
 
         /** FCALL of function {@code name} if {@code function}, else EVALSHA of script {@code name}. */

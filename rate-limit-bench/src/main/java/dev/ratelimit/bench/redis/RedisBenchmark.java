@@ -59,9 +59,15 @@ public class RedisBenchmark {
     @Setup(Level.Trial)
     public void setUp() throws Exception {
         server = RedisServer.start();
-        limiter = contender.create(server.port(), true);
-        draws = shape.draws(42);
-        prepareAll();
+        try {
+            limiter = contender.create(server.port(), true);
+            draws = shape.draws(42);
+            prepareAll();
+        } catch (Exception | Error e) {
+            // JMH skips the tear-down of a failed set-up: stop the server here, or it outlives the fork.
+            tearDown();
+            throw e;
+        }
     }
 
     /** Tracks every key, over a few connections at once (one at a time would take seconds). */

@@ -63,7 +63,9 @@ final class RedisSection {
         }
         md.paragraph("One local redis-server (persistence off) on the same machine as the clients, a fresh one per contender; "
                 + "100,000 clients uniform, all tracked before the run, keys built per request. Every peer uses a pooled "
-                + "Jedis client with the same pool size (16) and protocol (RESP2) as our store. The ceilings: the same "
+                + "Jedis client with the same pool size (16) and protocol (RESP2) as our store. Ours is the store as "
+                + "a user builds it: Redis Functions (FCALL) on this Redis 7, concurrent calls sharing pipelined round "
+                + "trips; the \"pipelining off\" row is the same token bucket with `pipelining(false)`. The ceilings: the same "
                 + "pooled Jedis client running EVALSHA of `return 1`, and `redis-benchmark -P 1 EVALSHA <sha> 0` with as "
                 + "many connections as client threads.");
         if (anyJmh) {

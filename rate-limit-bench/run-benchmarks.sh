@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every benchmark of this repository and writes BENCHMARKS.md at its root.
 #
-#   rate-limit-bench/run-benchmarks.sh           # the published run: about 30 minutes on 2 cores
+#   rate-limit-bench/run-benchmarks.sh           # the published run: about 45 minutes on 2 cores
 #   rate-limit-bench/run-benchmarks.sh --quick   # a smoke test of the whole pipeline: a few minutes
 #   rate-limit-bench/run-benchmarks.sh --only http   # re-run parts (memory, redis, http), keep the rest
 #
@@ -112,7 +112,7 @@ if [[ $MODE == quick ]]; then
   WRK_SECONDS=3
   HTTP_ROUNDS=1
 else
-  JMH=(-f 1 -wi 3 -w 1s -i 5 -r 1s)
+  JMH=(-f 1 -wi 3 -w 1s -i 10 -r 1s)
   SHAPES=HOT_1,UNIFORM_100K,UNIFORM_1M,ZIPF_1M
   MEMORY_CLIENTS=1000000
   REDIS_THREADS=(1 4 16)

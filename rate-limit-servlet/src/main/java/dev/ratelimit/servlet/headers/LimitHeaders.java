@@ -59,7 +59,7 @@ public final class LimitHeaders {
             if (i > 0) {
                 field.append(", ");
             }
-            field.append(quotedNames[i]).append(";q=").append(policies.get(i).limit())
+            field.append(quotedNames[i]).append(";q=").append(limitTexts[i])
                     .append(";w=").append(ceilSeconds(Durations.toMicros(policies.get(i).window())));
         }
         this.policyField = field.toString();

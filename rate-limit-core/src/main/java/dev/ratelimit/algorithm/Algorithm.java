@@ -11,7 +11,7 @@ import dev.ratelimit.TokenBucket;
 /**
  * The maths of one policy over one key's state, with no storage and no clock of its own: every
  * method receives the state and the current time ({@code now}, µs since the epoch). Internal to the
- * library (the in-memory store runs it; the Redis scripts mirror it line by line).
+ * library (the in-memory store runs it; the Redis scripts mirror its formulas).
  *
  * <p>State is {@link #words()} longs at {@code s[o..]} and, for the sliding log, one object at
  * {@code logs[l]}. All-zero state (and a null log) means "fresh": a full quota. Reading methods never

@@ -1,22 +1,107 @@
--- The decision.
-
 -- The decision, defined as a function so that a Redis Functions library defines it once per server
 -- (FCALL) and a script (EVALSHA, Redis before 7) ends with "return decide(KEYS, ARGV)".
 
--- The reply describing policy i.
-local function describe(policies, i, now, verdict, retryAfter)
-  local p = policies[i]
-  return { verdict, i - 1, p:remaining(now), p:resetAfter(now), retryAfter }
+local SLIDING_WINDOW_LOG = 3
+
+-- What an algorithm reads the key through: its stored string (false if none), or for the log a table.
+local function open(kind, key)
+  if kind == SLIDING_WINDOW_LOG then
+    return { key = key }
+  end
+  return redis.call('GET', key)
 end
 
--- A key whose state means "fresh" again is worth nothing: drop it rather than wait for its TTL.
-local function dropFresh(policies, now)
-  for i = 1, #policies do
-    local p = policies[i]
-    if p.exists and p:forgetAt() <= now then
-      redis.call('DEL', p.key)
+local function exists(v)
+  if type(v) == 'table' then
+    return v.size > 0
+  end
+  return v ~= false
+end
+
+local function unknown(ARGV, a)
+  return redis.error_reply('unknown policy type ' .. tostring(ARGV[a]))
+end
+
+-- Stores a state the cost was taken from; every key expires when forgetting it changes nothing.
+local function save(key, state, forgetAt, now, slackMillis)
+  local ttl = fmt(cdiv(forgetAt - now, 1000) + slackMillis)
+  if state then
+    redis.call('SET', key, state, 'PX', ttl)
+  else
+    redis.call('PEXPIRE', key, ttl)
+  end
+end
+
+-- One policy, the common case: one call of its algorithm decides, and takes the cost if it may.
+local function decideOne(KEYS, ARGV, now, cost, slackMillis)
+  local kind = tonumber(ARGV[4])
+  local algorithm = ALGORITHMS[kind]
+  if not algorithm then
+    return unknown(ARGV, 4)
+  end
+  local key = KEYS[1]
+  local v = open(kind, key)
+  local wait, remaining, resetAfter, forgetAt, state =
+    algorithm(v, tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), now, cost, true)
+  if wait == 0 then
+    save(key, state, forgetAt, now, slackMillis)
+    return { 0, 0, remaining, resetAfter, 0 }
+  end
+  -- A key whose state means "fresh" again is worth nothing: drop it rather than wait for its TTL.
+  if forgetAt <= now and exists(v) then
+    redis.call('DEL', key)
+  end
+  if wait == NEVER then
+    return { 2, 0, remaining, resetAfter, NEVER }
+  end
+  return { 1, 0, remaining, resetAfter, wait }
+end
+
+-- Several policies: all are read and asked first; the cost is taken from every one or from none.
+local function decideAll(KEYS, ARGV, now, cost, slackMillis)
+  local n = #KEYS
+  local algorithms, params, values, remainings, resets, forgets = {}, {}, {}, {}, {}, {}
+  local verdict, decider, longestWait = 0, 0, 0
+  for i = 1, n do
+    local a = 4 + (i - 1) * 4
+    local kind = tonumber(ARGV[a])
+    local algorithm = ALGORITHMS[kind]
+    if not algorithm then
+      return unknown(ARGV, a)
+    end
+    local p = { tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]) }
+    local v = open(kind, KEYS[i])
+    local wait
+    wait, remainings[i], resets[i], forgets[i] = algorithm(v, p[1], p[2], p[3], now, cost, false)
+    algorithms[i], params[i], values[i] = algorithm, p, v
+    if verdict < 2 then
+      if wait == NEVER then
+        verdict, decider, longestWait = 2, i, NEVER
+      elseif wait > longestWait then
+        verdict, decider, longestWait = 1, i, wait
+      end
     end
   end
+  if verdict > 0 then
+    for i = 1, n do
+      if forgets[i] <= now and exists(values[i]) then
+        redis.call('DEL', KEYS[i])
+      end
+    end
+    return { verdict, decider - 1, remainings[decider], resets[decider], longestWait }
+  end
+  -- Allowed: take the cost from each and describe the policy closest to rejecting (the first if tied).
+  local best
+  for i = 1, n do
+    local p = params[i]
+    local _, remaining, resetAfter, forgetAt, state = algorithms[i](values[i], p[1], p[2], p[3], now, cost, true)
+    save(KEYS[i], state, forgetAt, now, slackMillis)
+    if best == nil or remaining < remainings[best] then
+      best = i
+    end
+    remainings[i], resets[i] = remaining, resetAfter
+  end
+  return { 0, best - 1, remainings[best], resets[best], 0 }
 end
 
 local function decide(KEYS, ARGV)
@@ -29,73 +114,8 @@ local function decide(KEYS, ARGV)
   end
   local cost = tonumber(ARGV[2])
   local slackMillis = tonumber(ARGV[3])
-
-  local policies = {}
-  for i = 1, #KEYS do
-    local a = 4 + (i - 1) * 4
-    local kind = tonumber(ARGV[a])
-    local p1, p2, p3 = tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
-    local class = CLASSES[kind]
-    if not class then
-      return redis.error_reply('unknown policy type ' .. tostring(ARGV[a]))
-    end
-    local p = class.new(p1, p2, p3)
-    p.key = KEYS[i]
-    if class.keepsLog then
-      p:load()
-    else
-      local stored = redis.call('GET', KEYS[i])
-      p.exists = stored ~= false
-      p.s = parse(stored or nil, p.words)
-    end
-    policies[i] = p
+  if #KEYS == 1 then
+    return decideOne(KEYS, ARGV, now, cost, slackMillis)
   end
-
-  local decider = 0
-  local longestWait = 0
-  for i = 1, #policies do
-    local wait = policies[i]:wait(now, cost)
-    if wait == NEVER then
-      local reply = describe(policies, i, now, 2, NEVER)
-      dropFresh(policies, now)
-      return reply
-    end
-    if wait > longestWait then
-      longestWait = wait
-      decider = i
-    end
-  end
-  if decider > 0 then
-    local reply = describe(policies, decider, now, 1, longestWait)
-    dropFresh(policies, now)
-    return reply
-  end
-
-  for i = 1, #policies do
-    policies[i]:consume(now, cost)
-  end
-  local best = 1
-  if #policies > 1 then
-    local fewest = nil
-    for i = 1, #policies do
-      local r = policies[i]:remaining(now)
-      if fewest == nil or r < fewest then
-        fewest = r
-        best = i
-      end
-    end
-  end
-  local reply = describe(policies, best, now, 0, 0)
-
-  -- Every key expires when forgetting it changes nothing (forgetAt > now after a consume).
-  for i = 1, #policies do
-    local p = policies[i]
-    local ttl = cdiv(p:forgetAt() - now, 1000) + slackMillis
-    if p.s then
-      redis.call('SET', p.key, encode(p.s, p.words), 'PX', fmt(ttl))
-    else
-      redis.call('PEXPIRE', p.key, fmt(ttl))
-    end
-  end
-  return reply
+  return decideAll(KEYS, ARGV, now, cost, slackMillis)
 end

@@ -1,56 +1,30 @@
--- Fixed window: s[1] = start of the counted window, s[2] = units admitted in it.
-local FixedWindow = { words = 2 }
-FixedWindow.__index = FixedWindow
-
-function FixedWindow:start(now)
-  return math.max(now - fmod(now, self.window), self.s[1])
-end
-
-function FixedWindow:count(start)
-  if self.s[1] == start then
-    return self.s[2]
+-- Fixed window: state "start:count", the start of the counted window and the units admitted in it.
+ALGORITHMS[2] = function(v, limit, window, _, now, cost, commit)
+  local s1, s2 = parse(v)
+  local start = math.max(now - fmod(now, window), s1)
+  local count = 0
+  if s1 == start then
+    count = s2
   end
-  return 0
-end
-
-function FixedWindow:wait(now, cost)
-  if cost > self.limit then
-    return NEVER
+  local wait = 0
+  if cost > limit then
+    wait = NEVER
+  elseif count + cost > limit then
+    wait = start + window - now
   end
-  local start = self:start(now)
-  if self:count(start) + cost <= self.limit then
-    return 0
+  local state
+  if commit and wait == 0 then
+    count = count + cost
+    s1, s2 = start, count
+    state = encode(s1, s2, 0)
   end
-  return start + self.window - now
-end
-
-function FixedWindow:consume(now, cost)
-  local start = self:start(now)
-  self.s[2] = self:count(start) + cost
-  self.s[1] = start
-end
-
-function FixedWindow:remaining(now)
-  return self.limit - self:count(self:start(now))
-end
-
-function FixedWindow:resetAfter(now)
-  local start = self:start(now)
-  if self:count(start) == 0 then
-    return 0
+  local resetAfter = 0
+  if count ~= 0 then
+    resetAfter = start + window - now
   end
-  return start + self.window - now
-end
-
-function FixedWindow:forgetAt()
-  if self.s[2] == 0 then
-    return 0
+  local forgetAt = 0
+  if s2 ~= 0 then
+    forgetAt = s1 + window
   end
-  return self.s[1] + self.window
+  return wait, limit - count, resetAfter, forgetAt, state
 end
-
-
-function FixedWindow.new(p1, p2, p3)
-  return setmetatable({ limit = p1, window = p2 }, FixedWindow)
-end
-CLASSES[2] = FixedWindow

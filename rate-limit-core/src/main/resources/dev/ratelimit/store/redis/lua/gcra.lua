@@ -1,52 +1,30 @@
--- GCRA: s[1] = theoretical arrival time in whole us, s[2] = remainder in 1/n us.
-local Gcra = { words = 2 }
-Gcra.__index = Gcra
-
-function Gcra:backlog(now)
-  local tat = self.s[1]
-  if tat < now then
-    return 0
+-- GCRA: state "tat:remainder", the theoretical arrival time in whole us and a remainder in 1/n us.
+ALGORITHMS[5] = function(v, burst, interval, n, now, cost, commit)
+  local tat, rem = parse(v)
+  local tolerance = burst * interval
+  local backlog = 0
+  if tat >= now then
+    backlog = (tat - now) * n + rem
   end
-  return (tat - now) * self.n + self.s[2]
-end
-
-function Gcra:wait(now, cost)
-  if cost > self.burst then
-    return NEVER
+  local wait = 0
+  if cost > burst then
+    wait = NEVER
+  else
+    local over = backlog + cost * interval - tolerance
+    if over > 0 then
+      wait = cdiv(over, n)
+    end
   end
-  local over = self:backlog(now) + cost * self.interval - self.tolerance
-  if over <= 0 then
-    return 0
+  local state
+  if commit and wait == 0 then
+    backlog = backlog + cost * interval
+    local whole = fdiv(backlog, n)
+    tat, rem = now + whole, backlog - whole * n
+    state = encode(tat, rem, 0)
   end
-  return cdiv(over, self.n)
-end
-
-function Gcra:consume(now, cost)
-  local nxt = self:backlog(now) + cost * self.interval
-  self.s[1] = now + fdiv(nxt, self.n)
-  self.s[2] = fmod(nxt, self.n)
-end
-
-function Gcra:remaining(now)
-  return fdiv(math.max(0, self.tolerance - self:backlog(now)), self.interval)
-end
-
-function Gcra:resetAfter(now)
-  return cdiv(self:backlog(now), self.n)
-end
-
-function Gcra:forgetAt()
-  if self.s[1] == 0 and self.s[2] == 0 then
-    return 0
+  local forgetAt = tat
+  if rem > 0 then
+    forgetAt = tat + 1
   end
-  if self.s[2] > 0 then
-    return self.s[1] + 1
-  end
-  return self.s[1]
+  return wait, fdiv(math.max(0, tolerance - backlog), interval), cdiv(backlog, n), forgetAt, state
 end
-
-
-function Gcra.new(p1, p2, p3)
-  return setmetatable({ burst = p1, interval = p2, n = p3, tolerance = p1 * p2 }, Gcra)
-end
-CLASSES[5] = Gcra

@@ -1,11 +1,13 @@
 -- One rate-limit decision for one client against every policy of one limit, atomically.
 -- Assembled from the parts under lua/: this prelude, the algorithms (each registers itself in
--- CLASSES) and the driver, which defines decide(KEYS, ARGV). FunctionLibrary makes them, with all
+-- ALGORITHMS) and the driver, which defines decide(KEYS, ARGV). FunctionLibrary makes them, with all
 -- five algorithms, a Redis Functions library (defined once per server, called with FCALL);
 -- DecisionScript makes a script of the algorithms one limit uses that ends with
 -- "return decide(KEYS, ARGV)" (defined again on every EVALSHA; Redis 6.2).
--- The Lua twin of dev.ratelimit.algorithm.LimitEvaluator and the five *Algorithm classes: every
--- formula below mirrors theirs line by line (same names), so decisions are identical.
+-- The Lua twin of dev.ratelimit.algorithm.LimitEvaluator and the five *Algorithm classes: the
+-- formulas mirror theirs (same names), so decisions are identical (RedisStoreEquivalenceTest).
+-- Each algorithm is one straight-line function rather than the Java methods one by one: Redis
+-- spends its time on Lua calls and tables, and a decision here makes as few of them as it can.
 --
 -- KEYS[i]    state of policy i (all KEYS share one hash tag, so a composite is one call on Cluster)
 -- ARGV[1]    "time" to read the clock with Redis TIME, or now in microseconds (contract tests only)
@@ -50,24 +52,30 @@ local function fmt(x)
   return string.format('%d', x)
 end
 
--- State strings hold at most three numbers; one match reads them (cheaper than a gmatch loop).
-local function parse(v, words)
+-- The (up to) three numbers of a state string; false (no key) is the fresh state 0, 0, 0.
+local function parse(v)
   if not v then
-    return { 0, 0, 0 }
+    return 0, 0, 0
   end
   local a, b, c = string.match(v, '^(%-?%d+):?(%-?%d*):?(%-?%d*)$')
-  return { tonumber(a) or 0, tonumber(b) or 0, tonumber(c) or 0 }
+  return tonumber(a) or 0, tonumber(b) or 0, tonumber(c) or 0
 end
 
-local function encode(s, words)
-  if words == 3 and s[3] ~= 0 then
-    return string.format('%d:%d:%d', s[1], s[2], s[3])
+local function encode(a, b, c)
+  if c ~= 0 then
+    return string.format('%d:%d:%d', a, b, c)
   end
-  if s[2] ~= 0 then
-    return string.format('%d:%d', s[1], s[2])
+  if b ~= 0 then
+    return string.format('%d:%d', a, b)
   end
-  return string.format('%d', s[1])
+  return string.format('%d', a)
 end
 
--- Each algorithm below registers its class here under its policy type (see the header).
-local CLASSES = {}
+-- Each algorithm below registers itself here under its policy type (see the header), as
+--   function(v, p1, p2, p3, now, cost, commit) -> wait, remaining, resetAfter, forgetAt, state
+-- v is the key's stored string (false if none); for the sliding window log, a table { key = key }
+-- in which it keeps what it read of its sorted set. wait is 0 if the cost may pass now, else the
+-- exact us until it may, or NEVER. With commit and a wait of 0 the cost is taken: remaining,
+-- resetAfter and forgetAt (0: the state is fresh) then describe the new state, and state is the
+-- string to store (nil for the log, which writes its sorted set itself).
+local ALGORITHMS = {}

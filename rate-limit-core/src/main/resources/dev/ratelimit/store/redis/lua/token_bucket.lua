@@ -1,56 +1,35 @@
--- Token bucket: s[1] = units missing from a full bucket, s[2] = when that was computed.
-local TokenBucket = { words = 2 }
-TokenBucket.__index = TokenBucket
-
-function TokenBucket:deficit(now)
-  local deficit = self.s[1]
-  if deficit == 0 then
-    return 0
+-- Token bucket: state "deficit:at", the units missing from a full bucket and when that was computed.
+ALGORITHMS[1] = function(v, capacity, unit, rate, now, cost, commit)
+  local deficit, at = parse(v)
+  -- refresh: fold the refill since 'at' into the deficit.
+  if deficit ~= 0 and now > at then
+    if now - at >= cdiv(deficit, rate) then
+      deficit = 0
+    else
+      deficit = deficit - (now - at) * rate
+    end
+    at = now
   end
-  local elapsed = now - self.s[2]
-  if elapsed <= 0 then
-    return deficit
+  local full = capacity * unit
+  local wait = 0
+  if cost > capacity then
+    wait = NEVER
+  else
+    local missing = deficit + cost * unit - full
+    if missing > 0 then
+      wait = cdiv(missing, rate)
+    end
   end
-  if elapsed >= cdiv(deficit, self.rate) then
-    return 0
+  local state
+  if commit and wait == 0 then
+    deficit = deficit + cost * unit
+    at = math.max(now, at)
+    state = encode(deficit, at, 0)
   end
-  return deficit - elapsed * self.rate
-end
-
-function TokenBucket:wait(now, cost)
-  if cost > self.capacity then
-    return NEVER
+  local resetAfter = cdiv(deficit, rate)
+  local forgetAt = 0
+  if deficit ~= 0 then
+    forgetAt = at + resetAfter
   end
-  local missing = self:deficit(now) + cost * self.unit - self.full
-  if missing <= 0 then
-    return 0
-  end
-  return cdiv(missing, self.rate)
+  return wait, fdiv(math.max(0, full - deficit), unit), resetAfter, forgetAt, state
 end
-
-function TokenBucket:consume(now, cost)
-  local deficit = self:deficit(now)
-  self.s[1] = deficit + cost * self.unit
-  self.s[2] = math.max(now, self.s[2])
-end
-
-function TokenBucket:remaining(now)
-  return fdiv(math.max(0, self.full - self:deficit(now)), self.unit)
-end
-
-function TokenBucket:resetAfter(now)
-  return cdiv(self:deficit(now), self.rate)
-end
-
-function TokenBucket:forgetAt()
-  if self.s[1] == 0 then
-    return 0
-  end
-  return self.s[2] + cdiv(self.s[1], self.rate)
-end
-
-
-function TokenBucket.new(p1, p2, p3)
-  return setmetatable({ capacity = p1, unit = p2, rate = p3, full = p1 * p2 }, TokenBucket)
-end
-CLASSES[1] = TokenBucket

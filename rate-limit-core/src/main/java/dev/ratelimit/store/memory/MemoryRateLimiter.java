@@ -11,11 +11,11 @@ final class MemoryRateLimiter implements RateLimiter {
     private final Limit limit;
     private final Shard[] shards;
     private final int shardShift;
-    private final long seed;
+    private final KeyHash keyHash;
 
-    MemoryRateLimiter(Limit limit, Clock clock, int maxKeys, long seed) {
+    MemoryRateLimiter(Limit limit, Clock clock, int maxKeys, KeyHash keyHash) {
         this.limit = limit;
-        this.seed = seed;
+        this.keyHash = keyHash;
         int shardCount = shardCount(maxKeys);
         this.shardShift = 64 - Integer.numberOfTrailingZeros(shardCount);
         this.shards = new Shard[shardCount];
@@ -42,7 +42,7 @@ final class MemoryRateLimiter implements RateLimiter {
         if (cost < 1) {
             throw new IllegalArgumentException("cost must be >= 1, was " + cost);
         }
-        long hash = KeyHash.hash(key, seed);
+        long hash = keyHash.hash(key);
         // Top bits pick the shard; the shard's table indexes with bits from 8 up, so the two are independent.
         Shard shard = shardShift == 64 ? shards[0] : shards[(int) (hash >>> shardShift)];
         return shard.decide(hash, cost);

@@ -42,13 +42,13 @@ public final class MemoryStore implements RateLimitStore {
 
     private final Clock clock;
     private final int maxKeysPerLimit;
-    private final long seed;
+    private final KeyHash keyHash;
     private final ConcurrentMap<String, MemoryRateLimiter> limiters = new ConcurrentHashMap<>();
 
     private MemoryStore(Builder builder) {
         this.clock = builder.clock;
         this.maxKeysPerLimit = builder.maxKeysPerLimit;
-        this.seed = new SecureRandom().nextLong();
+        this.keyHash = new KeyHash(new SecureRandom());
     }
 
     /** A builder with the system clock and the default cap. */
@@ -59,7 +59,7 @@ public final class MemoryStore implements RateLimitStore {
     @Override
     public RateLimiter limiter(Limit limit) {
         return limiters.computeIfAbsent(limit.name() + '/' + limit.fingerprint(),
-                id -> new MemoryRateLimiter(limit, clock, maxKeysPerLimit, seed));
+                id -> new MemoryRateLimiter(limit, clock, maxKeysPerLimit, keyHash));
     }
 
     /** Keys currently tracked over all limits (fresh entries not yet swept included). */

@@ -24,8 +24,8 @@ final class KeyHash {
 
     /** A hash with secrets drawn from {@code random} (a {@link java.security.SecureRandom} in the store). */
     KeyHash(Random random) {
-        this.secret0 = random.nextLong() | 1;
-        this.secret1 = random.nextLong() | 1;
+        this.secret0 = random.nextLong();
+        this.secret1 = random.nextLong();
     }
 
     long hash(String key) {

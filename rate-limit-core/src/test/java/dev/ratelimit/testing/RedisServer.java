@@ -130,6 +130,11 @@ public final class RedisServer implements AutoCloseable {
         return Resp.info(port, "server", "redis_version");
     }
 
+    /** Whether this server runs Redis Functions (FCALL): Redis 7 and newer. */
+    public boolean hasFunctions() {
+        return Integer.parseInt(version().split("\\.")[0]) >= 7;
+    }
+
     /**
      * Decision calls this node has run since it started or {@code CONFIG RESETSTAT}: FCALL (Redis
      * Functions, Redis 7+) plus EVALSHA (scripts, the fallback), from {@code INFO commandstats}.

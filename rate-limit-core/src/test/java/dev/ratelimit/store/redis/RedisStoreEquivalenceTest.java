@@ -49,7 +49,7 @@ class RedisStoreEquivalenceTest {
         store = RedisStore.builder().url(redis.url()).clock(clock).timeFromClock(true).denialCache(false)
                 .readTimeout(Duration.ofSeconds(2)).build();
         String scriptUrl = redis.url();
-        if (Integer.parseInt(redis.version().split("\\.")[0]) >= 7) {
+        if (redis.hasFunctions()) {
             // A user Redis refuses FCALL: the store decides with EVALSHA scripts.
             redis.call("ACL", "SETUSER", "scripts", "on", ">s3cret", "~*", "&*", "+@all", "-fcall", "-function");
             scriptUrl = "redis://scripts:s3cret@127.0.0.1:" + redis.port();

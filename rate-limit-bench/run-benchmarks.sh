@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every benchmark of this repository and writes BENCHMARKS.md at its root.
 #
-#   rate-limit-bench/run-benchmarks.sh           # the published run: about 45 minutes on 2 cores
+#   rate-limit-bench/run-benchmarks.sh           # the published run: about an hour on 2 cores
 #   rate-limit-bench/run-benchmarks.sh --quick   # a smoke test of the whole pipeline: a few minutes
 #   rate-limit-bench/run-benchmarks.sh --only http   # re-run parts (memory, redis, http), keep the rest
 #
@@ -85,16 +85,16 @@ start_redis() {
   return 1
 }
 
-# jmh NAME ARGS...: one JMH run whose JSON goes to $OUT/jmh-NAME.json; fails the script if JMH fails.
+# jmh NAME ARGS...: one JMH run whose JSON goes to $OUT/NAME.json; fails the script if JMH fails.
 jmh() {
   local name=$1
   shift
-  if ! java -jar "$JAR" "$@" -foe true -rf json -rff "$OUT/jmh-$name.json" > "$OUT/jmh-$name.txt" 2>&1; then
-    tail -40 "$OUT/jmh-$name.txt" >&2
-    echo "JMH run $name failed; full output in $OUT/jmh-$name.txt" >&2
+  if ! java -jar "$JAR" "$@" -foe true -rf json -rff "$OUT/$name.json" > "$OUT/$name.txt" 2>&1; then
+    tail -40 "$OUT/$name.txt" >&2
+    echo "JMH run $name failed; full output in $OUT/$name.txt" >&2
     exit 1
   fi
-  sed -n '/^Benchmark /,$p' "$OUT/jmh-$name.txt" | grep -vE ':(gc\.|rejected)' || true
+  sed -n '/^Benchmark /,$p' "$OUT/$name.txt" | grep -vE ':(gc\.|rejected)' || true
 }
 
 stop_pid() {
@@ -111,6 +111,10 @@ if [[ $MODE == quick ]]; then
   REDIS_COST_CLIENTS=2000
   WRK_SECONDS=3
   HTTP_ROUNDS=1
+  PAIR_JMH=("${JMH[@]}")
+  PAIR_ROUNDS=1
+  PAIR_SHAPES=(UNIFORM_100K)
+  PAIR_THREADS=(16)
 else
   JMH=(-f 1 -wi 3 -w 1s -i 10 -r 1s)
   SHAPES=HOT_1,UNIFORM_100K,UNIFORM_1M,ZIPF_1M
@@ -120,17 +124,21 @@ else
   REDIS_COST_CLIENTS=10000
   WRK_SECONDS=10
   HTTP_ROUNDS=5
+  PAIR_JMH=(-f 1 -wi 2 -w 1s -i 5 -r 1s)
+  PAIR_ROUNDS=3
+  PAIR_SHAPES=(UNIFORM_100K UNIFORM_1M ZIPF_1M)
+  PAIR_THREADS=(4 16)
 fi
 CONTENDERS=OURS_TOKEN_BUCKET,OURS_FIXED_WINDOW,OURS_SLIDING_WINDOW_LOG,OURS_SLIDING_WINDOW_COUNTER,OURS_GCRA,BUCKET4J,GUAVA,RESILIENCE4J,CHM_GET_FLOOR
 
 if [[ -z $ONLY ]]; then
   rm -rf "$OUT"
 fi
-mkdir -p "$OUT"
+mkdir -p "$OUT/rounds"
 touch "$OUT/skipped.txt"
 # Parts re-run with --only replace their own results and skip notes only.
-wanted memory && { rm -rf "$OUT"/jmh-inmemory-* "$OUT/memory.json" "$OUT/profiles"; sed -i '/^\(in-memory\|memory\|profile\):/d' "$OUT/skipped.txt"; }
-wanted redis && { rm -f "$OUT"/jmh-redis-* "$OUT"/redis-*; sed -i '/^redis:/d' "$OUT/skipped.txt"; }
+wanted memory && { rm -rf "$OUT"/jmh-inmemory-* "$OUT"/rounds/memory-* "$OUT/memory.json" "$OUT/profiles"; sed -i '/^\(in-memory\|memory\|profile\):/d' "$OUT/skipped.txt"; }
+wanted redis && { rm -f "$OUT"/jmh-redis-* "$OUT"/rounds/redis-* "$OUT"/redis-*; sed -i '/^redis:/d' "$OUT/skipped.txt"; }
 wanted http && { rm -f "$OUT"/http-*; sed -i '/^http:/d' "$OUT/skipped.txt"; }
 
 # ---------------------------------------------------------------------------------------------
@@ -148,17 +156,17 @@ mvn -B -q -Dstyle.color=never -pl "$MODULES" -am package -DskipTests
 # ---------------------------------------------------------------------------------------------
 if wanted memory; then
 log "in memory: decisions per second, 1 thread, pre-generated and fresh keys"
-jmh inmemory-t1 InMemoryBenchmark "${JMH[@]}" -t 1 -prof gc \
+jmh jmh-inmemory-t1 InMemoryBenchmark "${JMH[@]}" -t 1 -prof gc \
   -p contender=$CONTENDERS -p shape=$SHAPES -p keys=PREGENERATED,FRESH
 
 log "in memory: 2 threads, pre-generated keys"
 if [[ $MODE == quick ]]; then T2_CONTENDERS=OURS_TOKEN_BUCKET,BUCKET4J,CHM_GET_FLOOR; else T2_CONTENDERS=$CONTENDERS; fi
-jmh inmemory-t2 InMemoryBenchmark "${JMH[@]}" -t 2 -prof gc \
+jmh jmh-inmemory-t2 InMemoryBenchmark "${JMH[@]}" -t 2 -prof gc \
   -p contender=$T2_CONTENDERS -p shape=$SHAPES -p keys=PREGENERATED
 
 if [[ $MODE == full ]]; then
   log "in memory: Bucket4j's bare boolean tryConsume, for comparison with its probe"
-  jmh inmemory-bucket4j-boolean InMemoryBenchmark "${JMH[@]}" -t 1 -prof gc \
+  jmh jmh-inmemory-bucket4j-boolean InMemoryBenchmark "${JMH[@]}" -t 1 -prof gc \
     -p contender=BUCKET4J_BOOLEAN -p shape=UNIFORM_100K,UNIFORM_1M -p keys=PREGENERATED,FRESH
 fi
 
@@ -174,6 +182,18 @@ done
 
 log "in memory: bytes per tracked client ($MEMORY_CLIENTS clients)"
 java -Xms6g -Xmx6g -cp "$JAR" dev.ratelimit.bench.memory.MemoryFootprint "$MEMORY_CLIENTS" "$OUT/memory.json"
+
+# The target cells again, in rounds: each round runs our token bucket, Bucket4j and the floor on one
+# shape back to back, so a slow spell of the machine falls on all three; targets use the median round.
+for round in $(seq 1 "$PAIR_ROUNDS"); do
+  for shape in "${PAIR_SHAPES[@]}"; do
+    for keys in PREGENERATED FRESH; do
+      log "in memory: paired round $round of $PAIR_ROUNDS, $shape, $keys keys"
+      jmh "rounds/memory-r$round-$shape-$keys" InMemoryBenchmark "${PAIR_JMH[@]}" -t 1 \
+        -p contender=OURS_TOKEN_BUCKET,BUCKET4J,CHM_GET_FLOOR -p shape="$shape" -p keys=$keys
+    done
+  done
+done
 fi
 
 # ---------------------------------------------------------------------------------------------
@@ -182,7 +202,16 @@ if ! wanted redis; then
 elif ensure_tool redis-server redis-server && ensure_tool redis-benchmark redis-tools && ensure_tool redis-cli redis-tools; then
   for t in "${REDIS_THREADS[@]}"; do
     log "redis: decisions per second, $t client threads"
-    jmh "redis-t$t" RedisBenchmark "${JMH[@]}" -t "$t" -p contender=$REDIS_CONTENDERS
+    jmh "jmh-redis-t$t" RedisBenchmark "${JMH[@]}" -t "$t" -p contender=$REDIS_CONTENDERS
+  done
+
+  # The target cells again, in rounds (see the in-memory rounds above).
+  for round in $(seq 1 "$PAIR_ROUNDS"); do
+    for t in "${PAIR_THREADS[@]}"; do
+      log "redis: paired round $round of $PAIR_ROUNDS, $t client threads"
+      jmh "rounds/redis-r$round-t$t" RedisBenchmark "${PAIR_JMH[@]}" -t "$t" \
+        -p contender=OURS_TOKEN_BUCKET,BUCKET4J,JEDIS_EVALSHA_RETURN_1
+    done
   done
 
   log "redis: redis-benchmark EVALSHA return 1 ceiling"

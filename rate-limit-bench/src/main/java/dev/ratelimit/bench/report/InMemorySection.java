@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.function.Predicate;
 
 /** The in-memory tables: decisions per second, ratios, allocation, rejected shares, bytes per client. */
 final class InMemorySection {
@@ -26,9 +27,18 @@ final class InMemorySection {
     }
 
     Optional<JmhResult> result(ContenderKind kind, KeyShape shape, KeyMode keys, int threads) {
-        return results.find(r -> r.benchmark().equals(BENCHMARK) && r.threads() == threads
+        return results.find(cell(kind, shape, keys, threads));
+    }
+
+    /** {@code ours} over {@code peer} at 1 thread in each paired round, if rounds measured them. */
+    Optional<RoundRatios> paired(ContenderKind ours, ContenderKind peer, KeyShape shape, KeyMode keys) {
+        return RoundRatios.of(results.rounds(), cell(ours, shape, keys, 1), cell(peer, shape, keys, 1));
+    }
+
+    private static Predicate<JmhResult> cell(ContenderKind kind, KeyShape shape, KeyMode keys, int threads) {
+        return r -> r.benchmark().equals(BENCHMARK) && r.threads() == threads
                 && r.param("contender").equals(kind.name()) && r.param("shape").equals(shape.name())
-                && r.param("keys").equals(keys.name()));
+                && r.param("keys").equals(keys.name());
     }
 
     List<KeyShape> shapes() {

@@ -8,6 +8,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /** The Redis tables: decisions per second against the ceilings, round trips and commands, memory, rejections. */
 final class RedisSection {
@@ -21,8 +22,16 @@ final class RedisSection {
     }
 
     double score(RedisContenderKind kind, int threads) {
-        return results.find(r -> r.benchmark().equals(BENCHMARK) && r.threads() == threads
-                && r.param("contender").equals(kind.name())).map(JmhResult::score).orElse(Double.NaN);
+        return results.find(cell(kind, threads)).map(JmhResult::score).orElse(Double.NaN);
+    }
+
+    /** {@code ours} over {@code peer} at {@code threads} in each paired round, if rounds measured them. */
+    Optional<RoundRatios> paired(RedisContenderKind ours, RedisContenderKind peer, int threads) {
+        return RoundRatios.of(results.rounds(), cell(ours, threads), cell(peer, threads));
+    }
+
+    private static Predicate<JmhResult> cell(RedisContenderKind kind, int threads) {
+        return r -> r.benchmark().equals(BENCHMARK) && r.threads() == threads && r.param("contender").equals(kind.name());
     }
 
     /** Requests per second of {@code redis-benchmark} at {@code clients} connections, or NaN. */

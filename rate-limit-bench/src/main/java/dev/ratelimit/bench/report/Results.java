@@ -12,27 +12,38 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
  * A results directory as the benchmark script leaves it: {@code jmh-*.json} (JMH), {@code memory.json},
  * {@code redis-costs.json}, {@code redis-benchmark-c<N>.csv}, {@code http-<variant>.txt} (wrk),
- * {@code profiles/} (JFR) and {@code skipped.txt} (one {@code section: reason} line per part not run).
+ * {@code profiles/} (JFR), {@code rounds/<part>-r<round>-<cell>.json} (JMH, the target cells measured again
+ * in paired rounds) and {@code skipped.txt} (one {@code section: reason} line per part not run).
  */
 final class Results {
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Pattern ROUND = Pattern.compile("-r(\\d+)-");
 
     private final Path dir;
     private final List<JmhResult> jmh = new ArrayList<>();
+    private final Map<Integer, List<JmhResult>> rounds = new TreeMap<>();
     private final Map<String, String> skipped = new LinkedHashMap<>();
 
     Results(Path dir) {
         this.dir = dir;
-        try (Stream<Path> files = Files.list(dir)) {
-            for (Path file : files.filter(f -> f.getFileName().toString().matches("jmh-.*\\.json")).sorted().toList()) {
-                for (JsonNode node : JSON.readTree(file.toFile())) {
-                    jmh.add(JmhResult.of(node));
+        try {
+            for (Path file : jsonFiles(dir, "jmh-.*\\.json")) {
+                readJmh(file, jmh);
+            }
+            Path roundsDir = dir.resolve("rounds");
+            for (Path file : Files.isDirectory(roundsDir) ? jsonFiles(roundsDir, ".*\\.json") : List.<Path>of()) {
+                Matcher m = ROUND.matcher(file.getFileName().toString());
+                if (m.find()) {
+                    readJmh(file, rounds.computeIfAbsent(Integer.parseInt(m.group(1)), r -> new ArrayList<>()));
                 }
             }
             Path skip = dir.resolve("skipped.txt");
@@ -49,12 +60,29 @@ final class Results {
         }
     }
 
+    private static List<Path> jsonFiles(Path dir, String nameRegex) throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(f -> f.getFileName().toString().matches(nameRegex)).sorted().toList();
+        }
+    }
+
+    private static void readJmh(Path file, List<JmhResult> into) throws IOException {
+        for (JsonNode node : JSON.readTree(file.toFile())) {
+            into.add(JmhResult.of(node));
+        }
+    }
+
     Path dir() {
         return dir;
     }
 
     List<JmhResult> jmh(Predicate<JmhResult> filter) {
         return jmh.stream().filter(filter).toList();
+    }
+
+    /** The paired rounds' results by round number (empty when none were run). */
+    Map<Integer, List<JmhResult>> rounds() {
+        return rounds;
     }
 
     /** The one result matching {@code filter}, if any. */

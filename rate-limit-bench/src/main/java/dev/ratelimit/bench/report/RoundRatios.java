@@ -1,6 +1,7 @@
 package dev.ratelimit.bench.report;
 
 import java.util.ArrayList;
+import java.util.DoubleSummaryStatistics;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -41,8 +42,8 @@ record RoundRatios(List<Double> perRound) {
         if (perRound.size() == 1) {
             return "1 round";
         }
-        double lo = perRound.stream().mapToDouble(r -> inverse ? 1 / r : r).min().orElse(Double.NaN);
-        double hi = perRound.stream().mapToDouble(r -> inverse ? 1 / r : r).max().orElse(Double.NaN);
-        return String.format(Locale.ROOT, "%d rounds: %s-%s", perRound.size(), format.apply(lo), format.apply(hi));
+        DoubleSummaryStatistics shown = perRound.stream().mapToDouble(r -> inverse ? 1 / r : r).summaryStatistics();
+        return String.format(Locale.ROOT, "%d rounds: %s-%s", perRound.size(), format.apply(shown.getMin()),
+                format.apply(shown.getMax()));
     }
 }

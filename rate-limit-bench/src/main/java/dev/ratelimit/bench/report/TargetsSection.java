@@ -50,9 +50,9 @@ final class TargetsSection {
 
     List<Verdict> verdicts() {
         List<Verdict> out = new ArrayList<>();
-        out.add(inMemoryRatio(">= 5x Bucket4j's decisions/s (100k and 1M keys, 1 thread)", ContenderKind.BUCKET4J, 5, true)
+        out.add(inMemoryRatio(">= 5x Bucket4j's decisions/s (100k and 1M keys, 1 thread)", ContenderKind.BUCKET4J, 5)
                 .explainedAt(MEMORY_FINDINGS));
-        out.add(inMemoryRatio("within 4x of the bare map lookup (same shapes)", ContenderKind.CHM_GET_FLOOR, 0.25, true)
+        out.add(inMemoryRatio("within 4x of the bare map lookup (same shapes)", ContenderKind.CHM_GET_FLOOR, 0.25)
                 .explainedAt(MEMORY_FINDINGS));
         out.add(allocation().explainedAt(MEMORY_FINDINGS));
         out.add(redisRatio(">= 1.8x Bucket4j's decisions/s at 16 threads", RedisContenderKind.BUCKET4J, List.of(16), 1.8)
@@ -66,12 +66,12 @@ final class TargetsSection {
         return out;
     }
 
-    private Verdict inMemoryRatio(String target, ContenderKind peer, double bar, boolean higherIsBetter) {
+    private Verdict inMemoryRatio(String target, ContenderKind peer, double bar) {
+        boolean floor = peer == ContenderKind.CHM_GET_FLOOR;
         double worst = Double.NaN;
         List<String> cells = new ArrayList<>();
         for (KeyMode keys : KeyMode.values()) {
             for (KeyShape shape : KEYED) {
-                boolean floor = peer == ContenderKind.CHM_GET_FLOOR;
                 Optional<RoundRatios> paired = memory.paired(ContenderKind.OURS_TOKEN_BUCKET, peer, shape, keys);
                 double r = paired.map(RoundRatios::median).orElseGet(() ->
                         memory.score(ContenderKind.OURS_TOKEN_BUCKET, shape, keys, 1) / memory.score(peer, shape, keys, 1));

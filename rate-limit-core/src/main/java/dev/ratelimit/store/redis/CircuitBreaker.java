@@ -10,7 +10,9 @@ import dev.ratelimit.StoreHealth;
  *
  * <p>Health: {@code UP} while calls succeed, {@code DEGRADED} from the first failure,
  * {@code CIRCUIT_OPEN} while open (and during the probe), {@code UP} again on the first success.
- * The fast path (health UP) reads one volatile field and takes no lock.
+ * The fast path (health UP) reads one volatile field and takes no lock. While not UP, the breaker
+ * remembers when a decision last needed it ({@link #lastNeededMicros()}), so that a breaker nothing
+ * asks for any more (a Cluster master that lost its slots) can be told apart from a failing one.
  */
 final class CircuitBreaker {
 
@@ -24,6 +26,7 @@ final class CircuitBreaker {
     private final Transitions transitions;
 
     private volatile StoreHealth health = StoreHealth.UP;
+    private volatile long lastNeeded;
     private int failures;
     private long openUntil;
     private boolean probing;
@@ -40,7 +43,12 @@ final class CircuitBreaker {
 
     /** Whether a call may go to Redis at {@code now}; when it returns true the caller must report the outcome. */
     boolean allowCall(long now) {
-        if (health != StoreHealth.CIRCUIT_OPEN) {
+        StoreHealth h = health;
+        if (h == StoreHealth.UP) {
+            return true;
+        }
+        lastNeeded = now;
+        if (h != StoreHealth.CIRCUIT_OPEN) {
             return true;
         }
         synchronized (this) {
@@ -76,6 +84,7 @@ final class CircuitBreaker {
         StoreHealth current;
         synchronized (this) {
             previous = health;
+            lastNeeded = now;
             probing = false;
             failures = failures == Integer.MAX_VALUE ? failures : failures + 1;
             if (previous == StoreHealth.CIRCUIT_OPEN || failures >= threshold) {
@@ -92,6 +101,11 @@ final class CircuitBreaker {
         } else if (previous != current) {
             transitions.changed(previous, current, cause);
         }
+    }
+
+    /** When a decision last asked for this breaker or failed through it while it was not UP (µs, local clock). */
+    long lastNeededMicros() {
+        return lastNeeded;
     }
 
     /** A hint for clients told to come back later: the rest of the open period, else one period. */

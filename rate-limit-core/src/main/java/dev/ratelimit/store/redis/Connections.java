@@ -12,6 +12,8 @@ import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.SslOptions;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.providers.ClusterConnectionProvider;
+import redis.clients.jedis.util.JedisClusterCRC16;
 
 import java.time.Duration;
 import java.util.LinkedHashSet;
@@ -30,12 +32,18 @@ import java.util.function.Supplier;
 final class Connections implements AutoCloseable {
     private static final int CLUSTER_ATTEMPTS = 3;
 
-    private final Supplier<UnifiedJedis> factory;
+    /** A client and, for a cluster client made here, its slot map. */
+    private record Created(UnifiedJedis client, ClusterConnectionProvider clusterSlots) {
+    }
+
+    private final Supplier<Created> factory;
     private final boolean owned;
     private volatile UnifiedJedis client;
+    /** The slot map of a cluster client this store created; null otherwise. */
+    private volatile ClusterConnectionProvider clusterSlots;
     private volatile boolean closed;
 
-    private Connections(Supplier<UnifiedJedis> factory, UnifiedJedis client, boolean owned) {
+    private Connections(Supplier<Created> factory, UnifiedJedis client, boolean owned) {
         this.factory = factory;
         this.client = client;
         this.owned = owned;
@@ -48,7 +56,7 @@ final class Connections implements AutoCloseable {
 
     /** A client the caller made and keeps: the store never closes it. */
     static Connections wrap(UnifiedJedis client) {
-        return new Connections(() -> client, client, false);
+        return new Connections(() -> new Created(client, null), client, false);
     }
 
     /** The client, creating it if needed; throws whatever creating it throws. */
@@ -62,10 +70,21 @@ final class Connections implements AutoCloseable {
                 throw new IllegalStateException("the Redis store is closed");
             }
             if (client == null) {
-                client = factory.get();
+                Created created = factory.get();
+                clusterSlots = created.clusterSlots();
+                client = created.client();
             }
             return client;
         }
+    }
+
+    /**
+     * The Redis Cluster master that owns {@code key}'s hash slot, as the client last saw the slot
+     * map; null unless this store created a cluster client that knows the slot. Never calls Redis.
+     */
+    HostAndPort nodeOf(String key) {
+        ClusterConnectionProvider slots = clusterSlots;
+        return slots == null ? null : slots.getNode(JedisClusterCRC16.getSlot(key));
     }
 
     /**
@@ -104,10 +123,11 @@ final class Connections implements AutoCloseable {
             client.close();
         }
         client = null;
+        clusterSlots = null;
     }
 
-    private static UnifiedJedis create(RedisUrl url, Duration connectTimeout, Duration readTimeout, int poolSize,
-                                       SslOptions ssl) {
+    private static Created create(RedisUrl url, Duration connectTimeout, Duration readTimeout, int poolSize,
+                                  SslOptions ssl) {
         DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis(millis(connectTimeout))
                 .socketTimeoutMillis(millis(readTimeout))
@@ -130,18 +150,28 @@ final class Connections implements AutoCloseable {
             nodes.add(new HostAndPort(node.host(), node.port()));
         }
         return switch (url.kind()) {
-            case STANDALONE -> RedisClient.builder()
+            case STANDALONE -> new Created(RedisClient.builder()
                     .hostAndPort(nodes.iterator().next())
                     .clientConfig(config.database(url.database()).build())
                     .poolConfig(pool)
-                    .build();
-            case CLUSTER -> RedisClusterClient.builder()
-                    .nodes(nodes)
-                    .clientConfig(config.build())
-                    .poolConfig(pool)
-                    .maxAttempts(CLUSTER_ATTEMPTS)
-                    .maxTotalRetriesDuration(connectTimeout.plus(readTimeout).multipliedBy(2))
-                    .build();
+                    .build(), null);
+            case CLUSTER -> {
+                JedisClientConfig clientConfig = config.build();
+                // Our own provider, so the store can ask which master owns a slot (one breaker per master).
+                ClusterConnectionProvider slots = new ClusterConnectionProvider(nodes, clientConfig, pool);
+                try {
+                    yield new Created(RedisClusterClient.builder()
+                            .nodes(nodes)
+                            .clientConfig(clientConfig)
+                            .connectionProvider(slots)
+                            .maxAttempts(CLUSTER_ATTEMPTS)
+                            .maxTotalRetriesDuration(connectTimeout.plus(readTimeout).multipliedBy(2))
+                            .build(), slots);
+                } catch (RuntimeException e) {
+                    slots.close();
+                    throw e;
+                }
+            }
             case SENTINEL -> {
                 JedisClientConfig sentinelConfig = DefaultJedisClientConfig.builder()
                         .connectionTimeoutMillis(millis(connectTimeout))
@@ -149,13 +179,13 @@ final class Connections implements AutoCloseable {
                         .clientName("rate-limit-sentinel")
                         .resp2()
                         .build();
-                yield RedisSentinelClient.builder()
+                yield new Created(RedisSentinelClient.builder()
                         .masterName(url.master())
                         .sentinels(nodes)
                         .clientConfig(config.database(url.database()).build())
                         .sentinelClientConfig(sentinelConfig)
                         .poolConfig(pool)
-                        .build();
+                        .build(), null);
             }
         };
     }

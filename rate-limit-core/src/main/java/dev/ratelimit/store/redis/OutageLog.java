@@ -6,9 +6,11 @@ import dev.ratelimit.StoreHealth;
 /**
  * The store's log lines about Redis' health: one warning when an outage starts, one when the circuit
  * breaker opens, one info line when Redis answers again; never one per request, even when health
- * flaps. On Redis Cluster it does: while one master is down its keys fail and the other masters'
- * succeed, and every success ends the outage that the next failure starts again (the reliability
- * suite saw 45 such outages in 2.5 s of failover, two lines each). So an outage that starts within
+ * flaps. Health can flap on Redis Cluster with a cluster client passed to the store (one breaker for
+ * all masters): while one master is down its keys fail and the other masters' succeed, and every
+ * success ends the outage that the next failure starts again (the reliability suite saw 45 such
+ * outages in 2.5 s of failover, two lines each, before a cluster the store creates had one breaker
+ * per master). So an outage that starts within
  * {@link #QUIET_MICROS} of the last one logged is not logged, nor its end; the next outage logged
  * says how many were left out. The circuit breaker opening is always logged (it changes every
  * decision for a whole open period), and then the end of that outage too.

@@ -11,11 +11,13 @@ import dev.ratelimit.Verdict;
 import redis.clients.jedis.exceptions.JedisClusterOperationException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 
+import java.util.List;
 import java.util.function.Supplier;
 
 /**
  * One limit on Redis. A decision is, in order: the denial cache (no Redis call while a client is
- * known to be denied), the circuit breaker (no Redis call while it is open), one script call
+ * known to be denied), the circuit breaker (no Redis call while it is open; on Cluster, the breaker of
+ * the master that holds the client's keys), one script call
  * (retried once on a fresh connection if it failed fast, as a connection broken by a Redis restart
  * does; never after a timeout), and, if that fails or is not made, the failure mode. Nothing but {@link IllegalArgumentException} for a
  * cost below 1 leaves {@link #tryAcquire}.
@@ -55,6 +57,8 @@ final class RedisRateLimiter implements RateLimiter {
         String client = settings.clientHash().of(key);
         Clock clock = settings.clock();
         long sentAt = clock.nowMicros();
+        List<String> keys = script.keys(client);
+        CircuitBreaker breaker = settings.breakers().forKey(keys.get(0));
         try {
             if (denials != null) {
                 Decision cached = denials.lookup(client, cost, sentAt);
@@ -62,15 +66,15 @@ final class RedisRateLimiter implements RateLimiter {
                     return cached;
                 }
             }
-            if (!settings.breaker().allowCall(sentAt)) {
-                return whenUnavailable(client, cost, sentAt);
+            if (!breaker.allowCall(sentAt)) {
+                return whenUnavailable(breaker, client, cost, sentAt);
             }
         } catch (RuntimeException unexpected) {
-            return whenUnavailable(client, cost, sentAt);
+            return whenUnavailable(breaker, client, cost, sentAt);
         }
         long[] reply;
         try {
-            reply = call(client, cost, sentAt);
+            reply = call(keys, cost, sentAt);
         } catch (RuntimeException e) {
             long failedAt = clock.nowMicros();
             if (isConnectionFailure(e) && !isTimeout(e)) {
@@ -78,19 +82,19 @@ final class RedisRateLimiter implements RateLimiter {
                 // Redis restart. Drop the idle ones and try once more on a fresh connection.
                 settings.connections().dropIdleConnections();
                 try {
-                    reply = call(client, cost, sentAt);
+                    reply = call(keys, cost, sentAt);
                 } catch (RuntimeException again) {
                     failedAt = clock.nowMicros();
-                    failed(again, failedAt - sentAt, failedAt);
-                    return whenUnavailable(client, cost, failedAt);
+                    failed(breaker, again, failedAt - sentAt, failedAt);
+                    return whenUnavailable(breaker, client, cost, failedAt);
                 }
             } else {
-                failed(e, failedAt - sentAt, failedAt);
-                return whenUnavailable(client, cost, failedAt);
+                failed(breaker, e, failedAt - sentAt, failedAt);
+                return whenUnavailable(breaker, client, cost, failedAt);
             }
         }
         try {
-            settings.breaker().onSuccess();
+            settings.breakers().onSuccess(breaker);
             if (settings.listener() != RateLimitListener.NONE) {
                 settings.listener().onStoreCall(clock.nowMicros() - sentAt, true);
             }
@@ -104,9 +108,9 @@ final class RedisRateLimiter implements RateLimiter {
         return decision;
     }
 
-    private long[] call(String client, long cost, long sentAt) {
+    private long[] call(List<String> keys, long cost, long sentAt) {
         String now = settings.timeFromClock() ? Long.toString(sentAt) : ScriptLimit.REDIS_TIME;
-        return script.script().run(settings.calls(), settings.connections().client(), script.keys(client),
+        return script.script().run(settings.calls(), settings.connections().client(), keys,
                 script.args(now, cost, settings.ttlSlackMillis()));
     }
 
@@ -120,12 +124,12 @@ final class RedisRateLimiter implements RateLimiter {
         return new Decision(verdict, Source.STORE, policy, policy.limit(), reply[2], reply[3], reply[4]);
     }
 
-    private void failed(RuntimeException e, long micros, long now) {
+    private void failed(CircuitBreaker breaker, RuntimeException e, long micros, long now) {
         try {
             if (isConnectionFailure(e)) {
                 settings.connections().dropIdleConnections();
             }
-            settings.breaker().onFailure(now, e);
+            breaker.onFailure(now, e);
             RateLimitListener listener = settings.listener();
             if (listener != RateLimitListener.NONE) {
                 listener.onStoreCall(micros, false);
@@ -154,8 +158,8 @@ final class RedisRateLimiter implements RateLimiter {
         return false;
     }
 
-    /** The decision when Redis did not decide: the configured failure mode. */
-    private Decision whenUnavailable(String client, long cost, long now) {
+    /** The decision when Redis did not decide: the configured failure mode, with {@code breaker}'s retry hint. */
+    private Decision whenUnavailable(CircuitBreaker breaker, String client, long cost, long now) {
         Limit limit = script.limit();
         for (Policy p : limit.policies()) {
             if (cost > p.limit()) {
@@ -163,7 +167,7 @@ final class RedisRateLimiter implements RateLimiter {
                 return new Decision(Verdict.COST_EXCEEDS_LIMIT, modeSource(), p, p.limit(), p.limit(), 0, Decision.NEVER);
             }
         }
-        long hint = Math.max(1, settings.breaker().retryHintMicros(now));
+        long hint = Math.max(1, breaker.retryHintMicros(now));
         return switch (settings.failureMode()) {
             case FAIL_OPEN -> new Decision(Verdict.ALLOWED, Source.FAIL_OPEN, first, first.limit(), first.limit(), 0, 0);
             case FAIL_CLOSED -> new Decision(Verdict.STORE_UNAVAILABLE, Source.FAIL_CLOSED, first, first.limit(), 0, 0, hint);

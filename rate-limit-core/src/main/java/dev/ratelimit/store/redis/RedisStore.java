@@ -52,7 +52,7 @@ public final class RedisStore implements RateLimitStore {
 
     /** What every limiter of one store shares. */
     record Settings(String keyPrefix, ClientHash clientHash, Clock clock, boolean timeFromClock, long ttlSlackMillis,
-                    boolean denialCache, FailureMode failureMode, RateLimitListener listener, CircuitBreaker breaker, Connections connections,
+                    boolean denialCache, FailureMode failureMode, RateLimitListener listener, Breakers breakers, Connections connections,
                     CallBatcher calls, FunctionLibrary library) {
     }
 
@@ -79,12 +79,12 @@ public final class RedisStore implements RateLimitStore {
                 LOG.info(line);
             }
         }, description, mode);
-        CircuitBreaker breaker = new CircuitBreaker(b.breakerFailures, Durations.toMicros(b.breakerOpenFor),
+        Breakers breakers = new Breakers(b.breakerFailures, Durations.toMicros(b.breakerOpenFor), clock, connections::nodeOf,
                 (previous, current, cause) -> healthChanged(listener, outages, previous, current, cause, clock.nowMicros()));
         ClientHash clientHash = b.clientKeySecret == null ? ClientHash.sha256()
                 : ClientHash.hmacSha256(b.clientKeySecret.getBytes(StandardCharsets.UTF_8));
         this.settings = new Settings(b.keyPrefix, clientHash, b.clock, b.timeFromClock,
-                b.timeFromClock ? CLOCK_MODE_TTL_SLACK_MILLIS : 0, b.denialCache, mode, listener, breaker, connections,
+                b.timeFromClock ? CLOCK_MODE_TTL_SLACK_MILLIS : 0, b.denialCache, mode, listener, breakers, connections,
                 new CallBatcher(b.pipelining), new FunctionLibrary(description));
     }
 
@@ -95,7 +95,7 @@ public final class RedisStore implements RateLimitStore {
 
     /** The store's health: whether Redis answers, fails, or is skipped by the open circuit breaker. */
     public StoreHealth health() {
-        return settings.breaker().health();
+        return settings.breakers().health();
     }
 
     /** A limiter for {@code limit}; limiters of equal limits (same name and policies) share state. */

@@ -1,0 +1,110 @@
+package dev.ratelimit.store.redis;
+
+import dev.ratelimit.Clock;
+import dev.ratelimit.StoreHealth;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * The store's circuit breakers. On a Redis Cluster the store created, one per master, found by the
+ * hash slot of a decision's keys: a dead master opens only its own breaker, and the clients of the
+ * other masters keep deciding on Redis. One shared breaker for everything else: a single node,
+ * Sentinel, a cluster whose slot map is not known yet, or a cluster client passed in by the caller.
+ *
+ * <p>The store's health is the worst of the breakers (UP, then DEGRADED, then CIRCUIT_OPEN),
+ * reported as one sequence of changes ({@code UP -> DEGRADED -> CIRCUIT_OPEN -> UP}) however many
+ * masters fail. A breaker that is not UP but that no decision has needed for
+ * {@link #FORGET_AFTER_MICROS} no longer counts and is forgotten: its master lost its slots in a
+ * failover, so no decision will probe it again.
+ */
+final class Breakers {
+    /** How long a failing breaker that nothing asks for still counts towards the store's health. */
+    static final long FORGET_AFTER_MICROS = 60_000_000L;
+
+    private final int threshold;
+    private final long openMicros;
+    private final Clock clock;
+    private final Function<String, Object> nodeOfKey;
+    private final CircuitBreaker.Transitions store;
+    private final CircuitBreaker shared;
+    private final ConcurrentHashMap<Object, CircuitBreaker> byNode = new ConcurrentHashMap<>();
+    private volatile StoreHealth health = StoreHealth.UP;
+
+    /**
+     * @param nodeOfKey the Cluster master owning a key's slot (any value with equals), or null to use
+     *                  the shared breaker; must be cheap and must not call Redis
+     * @param store     told of every change of the store's health
+     */
+    Breakers(int threshold, long openMicros, Clock clock, Function<String, Object> nodeOfKey, CircuitBreaker.Transitions store) {
+        this.threshold = threshold;
+        this.openMicros = openMicros;
+        this.clock = clock;
+        this.nodeOfKey = nodeOfKey;
+        this.store = store;
+        this.shared = newBreaker();
+    }
+
+    /** The breaker that guards calls for {@code key}; never throws. */
+    CircuitBreaker forKey(String key) {
+        Object node;
+        try {
+            node = nodeOfKey.apply(key);
+        } catch (RuntimeException e) {
+            node = null; // no slot map to ask: the shared breaker
+        }
+        if (node == null) {
+            return shared;
+        }
+        CircuitBreaker breaker = byNode.get(node);
+        return breaker != null ? breaker : byNode.computeIfAbsent(node, n -> newBreaker());
+    }
+
+    /** The worst health of the breakers that count. */
+    StoreHealth health() {
+        return health;
+    }
+
+    /** Reports a successful call through {@code breaker}. */
+    void onSuccess(CircuitBreaker breaker) {
+        breaker.onSuccess();
+        if (health != StoreHealth.UP) {
+            // The breaker keeping the store's health down may be one nothing needs any more.
+            update(null);
+        }
+    }
+
+    private CircuitBreaker newBreaker() {
+        return new CircuitBreaker(threshold, openMicros, (previous, current, cause) -> update(cause));
+    }
+
+    private synchronized void update(Throwable cause) {
+        long forgetBefore = clock.nowMicros() - FORGET_AFTER_MICROS;
+        StoreHealth worst = counted(shared, forgetBefore) ? shared.health() : StoreHealth.UP;
+        for (Map.Entry<Object, CircuitBreaker> e : byNode.entrySet()) {
+            CircuitBreaker breaker = e.getValue();
+            if (!counted(breaker, forgetBefore)) {
+                byNode.remove(e.getKey(), breaker);
+            } else if (breaker.health().compareTo(worst) > 0) {
+                worst = breaker.health();
+            }
+        }
+        StoreHealth previous = health;
+        if (worst == previous) {
+            return;
+        }
+        health = worst;
+        // Told in order, under this lock: a listener never sees the changes of two breakers interleaved.
+        if (previous == StoreHealth.UP && worst == StoreHealth.CIRCUIT_OPEN) {
+            store.changed(StoreHealth.UP, StoreHealth.DEGRADED, cause);
+            store.changed(StoreHealth.DEGRADED, StoreHealth.CIRCUIT_OPEN, cause);
+        } else {
+            store.changed(previous, worst, cause);
+        }
+    }
+
+    private static boolean counted(CircuitBreaker breaker, long forgetBefore) {
+        return breaker.health() == StoreHealth.UP || breaker.lastNeededMicros() > forgetBefore;
+    }
+}

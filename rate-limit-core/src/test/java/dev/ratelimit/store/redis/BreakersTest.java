@@ -1,0 +1,107 @@
+package dev.ratelimit.store.redis;
+
+import dev.ratelimit.ManualClock;
+import dev.ratelimit.StoreHealth;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** One breaker per Cluster master: a dead master stops calls to itself only; the store's health is the worst. */
+class BreakersTest {
+    private static final long OPEN_MICROS = 1_000_000;
+    private static final IOException DOWN = new IOException("connection refused");
+
+    private final ManualClock clock = new ManualClock(1_000_000_000_000L);
+    private final List<String> changes = new ArrayList<>();
+    /** Keys starting with "a" live on master A, "b" on master B, anything else: no known master. */
+    private final Breakers breakers = new Breakers(2, OPEN_MICROS, clock,
+            key -> key.startsWith("a") ? "A" : key.startsWith("b") ? "B" : null,
+            (previous, current, cause) -> changes.add(previous + "->" + current));
+
+    private void fail(CircuitBreaker breaker) {
+        assertThat(breaker.allowCall(clock.nowMicros())).isTrue();
+        breaker.onFailure(clock.nowMicros(), DOWN);
+    }
+
+    @Test
+    void aFailingMasterStopsCallsToItselfOnlyAndTheStoreSaysSo() {
+        CircuitBreaker a = breakers.forKey("a:1");
+        CircuitBreaker b = breakers.forKey("b:1");
+
+        fail(a);
+        breakers.onSuccess(b);
+        fail(a);
+        breakers.onSuccess(b);
+
+        assertThat(a.allowCall(clock.nowMicros())).as("master A's breaker is open").isFalse();
+        assertThat(breakers.forKey("a:2")).isSameAs(a);
+        assertThat(b.allowCall(clock.nowMicros())).as("master B's clients still call Redis").isTrue();
+        assertThat(breakers.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
+        assertThat(changes).containsExactly("UP->DEGRADED", "DEGRADED->CIRCUIT_OPEN");
+    }
+
+    @Test
+    void theStoreIsUpAgainWhenEveryFailingMasterAnswers() {
+        CircuitBreaker a = breakers.forKey("a:1");
+        CircuitBreaker b = breakers.forKey("b:1");
+        fail(a);
+        fail(a);
+        fail(b);
+
+        clock.advanceMicros(OPEN_MICROS);
+        assertThat(a.allowCall(clock.nowMicros())).as("A's probe").isTrue();
+        breakers.onSuccess(a);
+        assertThat(breakers.health()).as("B is still failing").isEqualTo(StoreHealth.DEGRADED);
+        breakers.onSuccess(b);
+
+        assertThat(breakers.health()).isEqualTo(StoreHealth.UP);
+        assertThat(changes).containsExactly("UP->DEGRADED", "DEGRADED->CIRCUIT_OPEN", "CIRCUIT_OPEN->DEGRADED", "DEGRADED->UP");
+    }
+
+    @Test
+    void anOpenBreakerThatNoDecisionNeedsForAMinuteNoLongerCounts() {
+        CircuitBreaker a = breakers.forKey("a:1");
+        CircuitBreaker b = breakers.forKey("b:1");
+        fail(a);
+        fail(a);
+
+        // A failover moved A's slots away: its clients now map to another master, A is never asked again.
+        clock.advanceMicros(Breakers.FORGET_AFTER_MICROS - 1);
+        breakers.onSuccess(b);
+        assertThat(breakers.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
+        clock.advanceMicros(1);
+        breakers.onSuccess(b);
+
+        assertThat(breakers.health()).isEqualTo(StoreHealth.UP);
+        assertThat(breakers.forKey("a:1")).as("a fresh breaker if A comes back").isNotSameAs(a);
+        assertThat(changes).containsExactly("UP->DEGRADED", "DEGRADED->CIRCUIT_OPEN", "CIRCUIT_OPEN->UP");
+    }
+
+    @Test
+    void anOpenBreakerThatDecisionsStillAskForKeepsCounting() {
+        CircuitBreaker a = breakers.forKey("a:1");
+        fail(a);
+        fail(a);
+        for (int i = 0; i < 3; i++) {
+            clock.advance(Duration.ofSeconds(30));
+            fail(a); // the probe of A's clients fails again
+            breakers.onSuccess(breakers.forKey("b:1"));
+        }
+        assertThat(breakers.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
+    }
+
+    @Test
+    void keysWithNoKnownMasterShareOneBreaker() {
+        Breakers throwing = new Breakers(2, OPEN_MICROS, clock, key -> {
+            throw new IllegalStateException("slot map being rebuilt");
+        }, (previous, current, cause) -> { });
+
+        assertThat(breakers.forKey("x:1")).isSameAs(breakers.forKey("y:2")).isNotSameAs(breakers.forKey("a:1"));
+        assertThat(throwing.forKey("a:1")).isSameAs(throwing.forKey("b:1"));
+    }
+}

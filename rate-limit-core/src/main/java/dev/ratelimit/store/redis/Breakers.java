@@ -61,6 +61,11 @@ final class Breakers {
         return breaker != null ? breaker : byNode.computeIfAbsent(node, n -> newBreaker());
     }
 
+    /** The breaker of keys with no known master (a single node's only breaker). */
+    CircuitBreaker shared() {
+        return shared;
+    }
+
     /** The worst health of the breakers that count. */
     StoreHealth health() {
         return health;

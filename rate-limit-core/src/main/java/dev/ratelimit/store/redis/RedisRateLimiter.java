@@ -57,8 +57,8 @@ final class RedisRateLimiter implements RateLimiter {
         String client = settings.clientHash().of(key);
         Clock clock = settings.clock();
         long sentAt = clock.nowMicros();
-        List<String> keys = script.keys(client);
-        CircuitBreaker breaker = settings.breakers().forKey(keys.get(0));
+        List<String> keys;
+        CircuitBreaker breaker;
         try {
             if (denials != null) {
                 Decision cached = denials.lookup(client, cost, sentAt);
@@ -66,11 +66,13 @@ final class RedisRateLimiter implements RateLimiter {
                     return cached;
                 }
             }
+            keys = script.keys(client);
+            breaker = settings.breakers().forKey(keys.get(0));
             if (!breaker.allowCall(sentAt)) {
                 return whenUnavailable(breaker, client, cost, sentAt);
             }
         } catch (RuntimeException unexpected) {
-            return whenUnavailable(breaker, client, cost, sentAt);
+            return whenUnavailable(settings.breakers().shared(), client, cost, sentAt);
         }
         long[] reply;
         try {

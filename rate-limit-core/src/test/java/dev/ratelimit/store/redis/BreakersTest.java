@@ -28,6 +28,14 @@ class BreakersTest {
         breaker.onFailure(clock.nowMicros(), DOWN);
     }
 
+    /** Master A's breaker, opened by two failed calls (the threshold). */
+    private CircuitBreaker openBreakerOfA() {
+        CircuitBreaker a = breakers.forKey("a:1");
+        fail(a);
+        fail(a);
+        return a;
+    }
+
     @Test
     void aFailingMasterStopsCallsToItselfOnlyAndTheStoreSaysSo() {
         CircuitBreaker a = breakers.forKey("a:1");
@@ -47,10 +55,8 @@ class BreakersTest {
 
     @Test
     void theStoreIsUpAgainWhenEveryFailingMasterAnswers() {
-        CircuitBreaker a = breakers.forKey("a:1");
+        CircuitBreaker a = openBreakerOfA();
         CircuitBreaker b = breakers.forKey("b:1");
-        fail(a);
-        fail(a);
         fail(b);
 
         clock.advanceMicros(OPEN_MICROS);
@@ -65,10 +71,8 @@ class BreakersTest {
 
     @Test
     void anOpenBreakerThatNoDecisionNeedsForAMinuteNoLongerCounts() {
-        CircuitBreaker a = breakers.forKey("a:1");
+        CircuitBreaker a = openBreakerOfA();
         CircuitBreaker b = breakers.forKey("b:1");
-        fail(a);
-        fail(a);
 
         // A failover moved A's slots away: its clients now map to another master, A is never asked again.
         clock.advanceMicros(Breakers.FORGET_AFTER_MICROS - 1);
@@ -84,9 +88,7 @@ class BreakersTest {
 
     @Test
     void anOpenBreakerThatDecisionsStillAskForKeepsCounting() {
-        CircuitBreaker a = breakers.forKey("a:1");
-        fail(a);
-        fail(a);
+        CircuitBreaker a = openBreakerOfA();
         for (int i = 0; i < 3; i++) {
             clock.advance(Duration.ofSeconds(30));
             fail(a); // the probe of A's clients fails again

@@ -128,12 +128,14 @@ final class Enforcer {
         if (counted != null) {
             request.setAttribute(counted, Boolean.TRUE);
         }
-        long started = listener == RateLimitListener.NONE ? 0 : clock.nowMicros();
-        Decision decision = binding.limiter().tryAcquire(clientId, binding.cost());
+        // Read before the store decides: its reset times are relative to its own reading, and adding
+        // them to a later one would push an epoch-aligned window's end into the next second.
         long now = clock.nowMicros();
+        Decision decision = binding.limiter().tryAcquire(clientId, binding.cost());
         boolean shadowed = shadow || binding.shadow();
         if (listener != RateLimitListener.NONE) {
-            notifyListener(new DecisionEvent(tier, binding.endpoint(), binding.limiter().limit(), decision, shadowed, now - started));
+            notifyListener(new DecisionEvent(tier, binding.endpoint(), binding.limiter().limit(), decision, shadowed,
+                    clock.nowMicros() - now));
         }
         return answer(response, tier, binding, decision, now, shadowed);
     }

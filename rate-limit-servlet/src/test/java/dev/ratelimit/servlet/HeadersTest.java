@@ -102,6 +102,17 @@ class HeadersTest {
     }
 
     @Test
+    void givesTheWindowsEndAsResetWhileTheClockMovesDuringTheRequest() {
+        // A real clock moves between the store's reading and the filter's: here one microsecond a read.
+        server = TestServer.start(RateLimitFilter.builder().clock(() -> clock.advanceMicros(1).nowMicros()).build());
+
+        HttpResponse<String> response = server.send("POST", "/api/login", "X-API-Key", "sk-pro-abc");
+
+        // The window ends at 00:01:00 exactly; a second later would tell the client to wait for nothing.
+        assertThat(rateLimitHeaders(response)).containsEntry("X-RateLimit-Reset", String.valueOf(EPOCH + 60));
+    }
+
+    @Test
     void roundsRetryAfterUpToWholeSecondsAndMatchesTheRateLimitT() {
         // One token, refilled every 2 s: after spending it, the wait is 2 s minus the time since.
         RateLimitConfig config = RateLimitConfig.builder()

@@ -104,6 +104,9 @@ public final class LimitHeaders {
     /**
      * Sets the header fields for {@code decision} on {@code header} (e.g. {@code response::setHeader}).
      *
+     * @param nowMicros         the clock's reading just before the store decided: the decision's reset
+     *                          time is relative to it (a later reading pushes an epoch-aligned reset
+     *                          into the next second)
      * @param retryAfterSeconds the {@code Retry-After} to send (then also {@code RateLimit}'s {@code t}),
      *                          or 0 for none
      */

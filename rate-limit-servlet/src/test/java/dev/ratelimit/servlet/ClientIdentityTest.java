@@ -78,6 +78,31 @@ class ClientIdentityTest {
     }
 
     @Test
+    void countsTheForwardedClientWhateverItWroteLeftOfItself() {
+        start(RateLimitFilter.builder().trustedProxies("127.0.0.0/8"));
+
+        exhaustScan("X-Forwarded-For", "203.0.113.7");
+
+        // The proxy appended 203.0.113.7 to what the client sent: an empty entry or a long list in
+        // front is the client's own writing and must not make it someone else (the proxy).
+        assertThat(server.get("/api/scan", "X-Forwarded-For", ", 203.0.113.7").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "198.51.100.1, ".repeat(70) + "203.0.113.7").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/scan").headers().firstValue("X-RateLimit-Remaining")).hasValue("9");   // the proxy itself
+    }
+
+    @Test
+    void countsTheForwardedClientWhateverForwardedElementsItWroteLeftOfItself() {
+        start(RateLimitFilter.builder().trustedProxies("127.0.0.0/8").forwardedHeader(ForwardedHeader.FORWARDED));
+
+        exhaustScan("Forwarded", "for=203.0.113.7");
+
+        assertThat(server.get("/api/scan", "Forwarded", "garbage, for=203.0.113.7").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/scan", "Forwarded", "for=1.2.3.4;for=5.6.7.8, for=203.0.113.7").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/scan", "Forwarded", ",for=203.0.113.7").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/scan").headers().firstValue("X-RateLimit-Remaining")).hasValue("9");   // the proxy itself
+    }
+
+    @Test
     void readsTheForwardedHeaderWithQuotedIpv6AndNormalizesTheAddress() {
         start(RateLimitFilter.builder().trustedProxies("127.0.0.0/8").forwardedHeader(ForwardedHeader.FORWARDED));
 

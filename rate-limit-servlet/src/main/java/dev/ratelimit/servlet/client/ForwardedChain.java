@@ -12,12 +12,13 @@ import java.util.Locale;
  * <p>Each proxy appends the address it received the request from, so the right end of the chain is
  * written by the proxies we trust and the left end by whoever sent the request. Walking from the
  * right and stopping at the first untrusted address gives the last address a trusted proxy vouches
- * for. An entry that cannot be read before that point (garbage, {@code unknown}, an obfuscated
- * RFC 7239 node) breaks the chain: the header is ignored and the peer is the client. If every
- * entry is a trusted proxy, the left-most is the client.
+ * for; entries further left are the client's own writing and are never read. An entry that cannot
+ * be read before that point (garbage, an empty entry, {@code unknown}, an obfuscated RFC 7239 node),
+ * or more than {@link #MAX_HOPS} trusted hops, breaks the chain: the header is ignored and the peer
+ * is the client. If every entry is a trusted proxy, the left-most is the client.
  */
 final class ForwardedChain {
-    /** Hops read at most; a longer chain is ignored as malformed. */
+    /** Hops read at most, from the right; a chain that needs more is ignored as malformed. */
     static final int MAX_HOPS = 64;
 
     private ForwardedChain() {
@@ -38,13 +39,18 @@ final class ForwardedChain {
             return IpAddresses.format(peerAddress);
         }
         List<String> nodes = header == ForwardedHeader.FORWARDED ? forwardedNodes(values) : xForwardedForNodes(values);
-        byte[] client = nodes == null || nodes.isEmpty() ? null : rightMostUntrusted(nodes, trusted);
+        byte[] client = nodes.isEmpty() ? null : rightMostUntrusted(nodes, trusted);
         return IpAddresses.format(client == null ? peerAddress : client);
     }
 
+    /**
+     * Walks at most {@link #MAX_HOPS} entries from the right: entries further left (the client's own
+     * writing) are never read, so they cannot break the chain.
+     */
     private static byte[] rightMostUntrusted(List<String> nodes, TrustedProxies trusted) {
         byte[] candidate = null;
-        for (int i = nodes.size() - 1; i >= 0; i--) {
+        int last = Math.max(0, nodes.size() - MAX_HOPS);
+        for (int i = nodes.size() - 1; i >= last; i--) {
             candidate = nodeAddress(nodes.get(i));
             if (candidate == null) {
                 return null;
@@ -53,10 +59,13 @@ final class ForwardedChain {
                 return candidate;
             }
         }
-        return candidate;
+        return last == 0 ? candidate : null;
     }
 
-    /** The comma-separated entries of every {@code X-Forwarded-For} line, or null when malformed. */
+    /**
+     * The comma-separated entries of every {@code X-Forwarded-For} line, trimmed; an empty entry is
+     * kept as {@code ""}, which {@link #nodeAddress} cannot read.
+     */
     static List<String> xForwardedForNodes(Enumeration<String> values) {
         List<String> nodes = new ArrayList<>();
         while (values.hasMoreElements()) {
@@ -65,11 +74,7 @@ final class ForwardedChain {
             while (start <= value.length()) {
                 int comma = value.indexOf(',', start);
                 int end = comma < 0 ? value.length() : comma;
-                String node = value.substring(start, end).trim();
-                if (node.isEmpty() || nodes.size() == MAX_HOPS) {
-                    return null;
-                }
-                nodes.add(node);
+                nodes.add(value.substring(start, end).trim());
                 start = end + 1;
             }
         }
@@ -78,31 +83,56 @@ final class ForwardedChain {
 
     /**
      * The {@code for} parameter of every element of every {@code Forwarded} line (RFC 7239:
-     * elements separated by commas, pairs by semicolons, values a token or a quoted string), or
-     * null when malformed. An element without {@code for} stands for an unknown hop.
+     * elements separated by commas, pairs by semicolons, values a token or a quoted string). An
+     * element without {@code for} stands for an unknown hop ({@code "unknown"}); a malformed element
+     * is kept as {@code ""}, which {@link #nodeAddress} cannot read.
      */
     static List<String> forwardedNodes(Enumeration<String> values) {
         List<String> nodes = new ArrayList<>();
         while (values.hasMoreElements()) {
-            if (!parseForwarded(values.nextElement(), nodes)) {
-                return null;
+            String value = values.nextElement();
+            int start = 0;
+            while (true) {
+                int end = elementEnd(value, start);
+                String forValue = forValue(value, start, end);
+                nodes.add(forValue == null ? "" : forValue);
+                if (end >= value.length()) {
+                    break;
+                }
+                start = end + 1;
             }
         }
         return nodes;
     }
 
-    private static boolean parseForwarded(String value, List<String> nodes) {
-        int i = 0;
-        int n = value.length();
+    /** The index of the comma outside quoted strings that ends the element starting at {@code from}, or the length. */
+    private static int elementEnd(String value, int from) {
+        boolean quoted = false;
+        for (int i = from; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (quoted && c == '\\') {
+                i++;
+            } else if (c == '"') {
+                quoted = !quoted;
+            } else if (c == ',' && !quoted) {
+                return i;
+            }
+        }
+        return value.length();
+    }
+
+    /** The {@code for} value of the element {@code value[from, n)}, {@code "unknown"} without one, null when malformed. */
+    private static String forValue(String value, int from, int n) {
+        int i = from;
         String forValue = null;
         while (true) {
-            i = skipSpaces(value, i);
+            i = skipSpaces(value, i, n);
             int nameStart = i;
             while (i < n && isTokenChar(value.charAt(i))) {
                 i++;
             }
             if (i == nameStart || i >= n || value.charAt(i) != '=') {
-                return false;
+                return null;
             }
             String name = value.substring(nameStart, i).toLowerCase(Locale.ROOT);
             i++;
@@ -120,7 +150,7 @@ final class ForwardedChain {
                     i++;
                 }
                 if (i >= n) {
-                    return false;
+                    return null;
                 }
                 i++;
                 parsed = quoted.toString();
@@ -130,32 +160,24 @@ final class ForwardedChain {
                     i++;
                 }
                 if (i == start) {
-                    return false;
+                    return null;
                 }
                 parsed = value.substring(start, i);
             }
             if (name.equals("for")) {
                 if (forValue != null) {
-                    return false;
+                    return null;
                 }
                 forValue = parsed;
             }
-            i = skipSpaces(value, i);
-            if (i >= n || value.charAt(i) == ',') {
-                if (nodes.size() == MAX_HOPS) {
-                    return false;
-                }
-                nodes.add(forValue == null ? "unknown" : forValue);
-                forValue = null;
-                if (i >= n) {
-                    return true;
-                }
-                i++;
-            } else if (value.charAt(i) == ';') {
-                i++;
-            } else {
-                return false;
+            i = skipSpaces(value, i, n);
+            if (i >= n) {
+                return forValue == null ? "unknown" : forValue;
             }
+            if (value.charAt(i) != ';') {
+                return null;
+            }
+            i++;
         }
     }
 
@@ -200,8 +222,8 @@ final class ForwardedChain {
         return peer;
     }
 
-    private static int skipSpaces(String s, int i) {
-        while (i < s.length() && (s.charAt(i) == ' ' || s.charAt(i) == '\t')) {
+    private static int skipSpaces(String s, int i, int end) {
+        while (i < end && (s.charAt(i) == ' ' || s.charAt(i) == '\t')) {
             i++;
         }
         return i;

@@ -40,9 +40,21 @@ class ForwardedChainTest {
         assertThat(client("10.0.0.1", X_FORWARDED_FOR, "203.0.113.5,")).isEqualTo("10.0.0.1");
         assertThat(client("10.0.0.1", X_FORWARDED_FOR, "")).isEqualTo("10.0.0.1");
         assertThat(client("10.0.0.1", X_FORWARDED_FOR, "10.1.1.1:99x")).isEqualTo("10.0.0.1");
-        assertThat(client("10.0.0.1", X_FORWARDED_FOR, "1.1.1.1, ".repeat(70) + "1.1.1.1")).isEqualTo("10.0.0.1");
+        assertThat(client("10.0.0.1", X_FORWARDED_FOR, "1.1.1.1, " + "10.1.1.1, ".repeat(64) + "10.1.1.1")).isEqualTo("10.0.0.1");
         // Garbage left of the client is the client's own business.
         assertThat(client("10.0.0.1", X_FORWARDED_FOR, "garbage, 203.0.113.5")).isEqualTo("203.0.113.5");
+    }
+
+    @Test
+    void readsOnlyTheHopsItMustSoThatTheClientsOwnEntriesCannotBreakTheChain() {
+        assertThat(client("10.0.0.1", X_FORWARDED_FOR, ", 203.0.113.5")).isEqualTo("203.0.113.5");
+        assertThat(client("10.0.0.1", X_FORWARDED_FOR, ",,", "203.0.113.5, 10.2.2.2")).isEqualTo("203.0.113.5");
+        assertThat(client("10.0.0.1", X_FORWARDED_FOR, "1.1.1.1, ".repeat(70) + "203.0.113.5")).isEqualTo("203.0.113.5");
+        assertThat(client("10.0.0.1", X_FORWARDED_FOR, "1.1.1.1, " + "10.1.1.1, ".repeat(62) + "10.1.1.1")).isEqualTo("1.1.1.1");
+        assertThat(client("10.0.0.1", FORWARDED, "garbage, for=203.0.113.5")).isEqualTo("203.0.113.5");
+        assertThat(client("10.0.0.1", FORWARDED, "for=1.1.1.1;for=2.2.2.2, for=\"203.0.113.5\";proto=https")).isEqualTo("203.0.113.5");
+        assertThat(client("10.0.0.1", FORWARDED, "for=\"a,b\", for=203.0.113.5")).isEqualTo("203.0.113.5");
+        assertThat(client("10.0.0.1", FORWARDED, "for=203.0.113.5, for=\"a,b\"")).isEqualTo("10.0.0.1");
     }
 
     @Test

@@ -28,6 +28,7 @@ final class AllowlistMatcher {
         for (int i = 0; i < paths.length; i++) {
             try {
                 paths[i] = EndpointRule.of("*", pathPatterns.get(i), "allowlist");
+                Endpoints.requireNormalized("path", paths[i].path());
             } catch (InvalidConfigurationException e) {
                 throw new InvalidConfigurationException("allowlist.paths[" + i + "]", e.problem());
             }

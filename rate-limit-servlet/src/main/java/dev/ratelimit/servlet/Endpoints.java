@@ -1,5 +1,6 @@
 package dev.ratelimit.servlet;
 
+import dev.ratelimit.InvalidConfigurationException;
 import dev.ratelimit.config.EndpointRule;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.RequestDispatcher;
@@ -16,14 +17,38 @@ import java.util.List;
  * {@code /app/api/%73can} and {@code /app/api/x/../scan} are {@code /api/scan}), normalized once more
  * so that no spelling of a path dodges its rule: empty and {@code .} segments dropped, {@code ..}
  * resolved (never above the root), path parameters ({@code ;jsessionid=...}) and a trailing slash
- * removed. A {@code HEAD} request that no rule names matches the {@code GET} rules, since servlets
- * answer {@code HEAD} with {@code doGet}.
+ * removed. A {@code HEAD} request also matches {@code GET} rules (the first matching rule wins, as
+ * for any request), since servlets answer {@code HEAD} with {@code doGet}: a catch-all rule after a
+ * {@code GET} rule must not take its {@code HEAD} requests. Rule patterns must be normalized paths
+ * themselves, or they could never match.
  */
 final class Endpoints {
     private final EndpointRule[] rules;
 
     Endpoints(List<EndpointRule> rules) {
         this.rules = rules.toArray(new EndpointRule[0]);
+        for (int i = 0; i < this.rules.length; i++) {
+            requireNormalized("endpoints[" + i + "].path", this.rules[i].path());
+        }
+    }
+
+    /**
+     * Refuses a path pattern that no normalized request path can match (a trailing slash, an empty,
+     * {@code .} or {@code ..} segment, a {@code ;} parameter): such a rule would silently never apply.
+     */
+    static void requireNormalized(String field, String pattern) {
+        String body = pattern.endsWith("/**") ? pattern.substring(0, pattern.length() - 3)
+                : pattern.endsWith("/*") ? pattern.substring(0, pattern.length() - 2) : pattern;
+        String wildcard = pattern.substring(body.length());
+        String expected = normalize(body);
+        if (!wildcard.isEmpty() && expected.equals("/")) {
+            expected = "";
+        }
+        if (!expected.equals(body)) {
+            throw new InvalidConfigurationException(field, "must be a normalized path, since request paths are matched "
+                    + "normalized (no trailing /, empty, . or .. segments, or ;parameters): \"" + pattern.replaceAll("[^\\x20-\\x7e]", "?")
+                    + "\" never matches, write \"" + expected + wildcard + "\"");
+        }
     }
 
     int size() {
@@ -34,15 +59,14 @@ final class Endpoints {
         return rules[index];
     }
 
-    /** The index of the first rule matching, or -1. */
+    /** The index of the first rule matching, or -1; a {@code HEAD} request also matches {@code GET} rules. */
     int match(String method, String path) {
+        boolean head = "HEAD".equals(method);
         for (int i = 0; i < rules.length; i++) {
-            if (rules[i].matches(method, path)) {
+            EndpointRule rule = rules[i];
+            if (rule.matches(method, path) || head && "GET".equals(rule.method()) && rule.matches("GET", path)) {
                 return i;
             }
-        }
-        if ("HEAD".equals(method)) {
-            return match("GET", path);
         }
         return -1;
     }

@@ -132,4 +132,21 @@ class ShadowAllowlistTest {
         assertThat(server.send("HEAD", "/api/scan").headers().firstValue("X-RateLimit-Remaining")).hasValue("0");
         assertThat(events).hasSize(spellings.size() + 1).extracting(DecisionEvent::endpoint).containsOnly("scan");
     }
+
+    @Test
+    void aHeadRequestCountsAgainstTheGetRuleNotALaterCatchAll() {
+        RateLimitConfig config = RateLimitConfig.builder()
+                .endpoint(EndpointRule.of("GET", "/api/scan", "scan"))
+                .endpoint(EndpointRule.of("*", "/api/**", "api"))
+                .limit("free", "scan", Policy.tokenBucket(2, 1, Duration.ofSeconds(1)))
+                .limit("free", "api", Policy.fixedWindow(100, Duration.ofMinutes(1)))
+                .build();
+        start(RateLimitFilter.builder().config(config));
+
+        // The servlet answers HEAD with doGet: a HEAD scan is a scan, not a generic api call.
+        assertThat(server.statuses(3, 1, "HEAD", "/api/scan")).containsExactly(200, 200, 429);
+        assertThat(server.get("/api/scan").statusCode()).isEqualTo(429);
+        assertThat(server.send("HEAD", "/api/other").statusCode()).isEqualTo(200);
+        assertThat(events).extracting(DecisionEvent::endpoint).containsExactly("scan", "scan", "scan", "scan", "api");
+    }
 }

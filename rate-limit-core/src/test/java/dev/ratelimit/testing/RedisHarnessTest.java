@@ -5,10 +5,12 @@ import dev.ratelimit.Limit;
 import dev.ratelimit.Policy;
 import dev.ratelimit.Source;
 import dev.ratelimit.store.redis.RedisStore;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -39,9 +41,30 @@ class RedisHarnessTest {
             redis.restart();
             assertThat(redis.port()).isEqualTo(port);
             assertThat(redis.call("GET", "k")).isNull();
-            assertThat(redis.call("CONFIG", "GET", "save")).isEqualTo(java.util.List.of("save", ""));
-            assertThat(redis.call("CONFIG", "GET", "appendonly")).isEqualTo(java.util.List.of("appendonly", "no"));
+            assertThat(redis.call("CONFIG", "GET", "save")).isEqualTo(List.of("save", ""));
+            assertThat(redis.call("CONFIG", "GET", "appendonly")).isEqualTo(List.of("appendonly", "no"));
         }
+    }
+
+    @Test
+    void aClusterNodeOnAPortUsedBeforeStartsAloneNotInTheEarlierNodesCluster() {
+        int port;
+        List<String> clusterMode = List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf");
+        try (RedisServer first = RedisServer.start(RedisBinary.find(), RedisServer.freePort(true), clusterMode);
+             RedisServer other = RedisServer.start(RedisBinary.find(), RedisServer.freePort(true), clusterMode)) {
+            port = first.port();
+            first.call("CLUSTER", "MEET", "127.0.0.1", other.port());
+            Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> knownNodes(first) == 2);
+        }
+
+        try (RedisServer again = RedisServer.start(RedisBinary.find(), port, clusterMode)) {
+            assertThat(knownNodes(again)).isEqualTo(1);
+            assertThat(again.call("CLUSTER", "SET-CONFIG-EPOCH", 1)).isEqualTo("OK");
+        }
+    }
+
+    private static long knownNodes(RedisServer node) {
+        return node.call("CLUSTER", "NODES").toString().lines().filter(l -> !l.isBlank()).count();
     }
 
     @Test

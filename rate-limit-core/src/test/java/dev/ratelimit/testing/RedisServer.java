@@ -106,8 +106,22 @@ public final class RedisServer implements AutoCloseable {
         return sentinel;
     }
 
+    /**
+     * An empty directory for a new server: a port can come round again, within a run or in the next
+     * one without {@code mvn clean}, and a cluster node must not load the {@code nodes.conf} that an
+     * earlier node on its port left (it would know that node's cluster and refuse to form a new one).
+     * {@link #restart()} keeps the directory, so a restarted node rejoins its cluster.
+     */
     private static Path directory(String name) {
-        return Path.of(System.getProperty("basedir", "."), "target", "redis", name);
+        Path dir = Path.of(System.getProperty("basedir", "."), "target", "redis", name);
+        try (var files = Files.exists(dir) ? Files.walk(dir) : java.util.stream.Stream.<Path>empty()) {
+            for (Path f : (Iterable<Path>) files.sorted(java.util.Comparator.reverseOrder())::iterator) {
+                Files.delete(f);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return dir;
     }
 
     /** The port. */

@@ -25,7 +25,7 @@ final class GcraAlgorithm implements Algorithm {
         this.tolerance = burst * interval;
     }
 
-    /** {@code max(0, TAT - now)} in units of 1/n µs. */
+    /** {@code max(0, TAT - now)} in units of 1/n µs; only called when that is at most the tolerance. */
     private long backlog(long[] s, int o, long now) {
         long tat = s[o];
         if (tat < now) {
@@ -34,10 +34,22 @@ final class GcraAlgorithm implements Algorithm {
         return (tat - now) * n + s[o + 1];
     }
 
+    /**
+     * Whether TAT is further ahead of {@code now} than a full burst, which only a clock that went back
+     * makes possible: then {@code (TAT - now) * n} may not fit in a long, and nothing can pass.
+     */
+    private boolean beyondTolerance(long[] s, int o, long now) {
+        return s[o] - now > tolerance / n;
+    }
+
     @Override
     public long waitMicros(long[] s, int o, Object[] logs, int l, long now, long cost) {
         if (cost > burst) {
             return NEVER;
+        }
+        if (beyondTolerance(s, o, now)) {
+            // ceil(((TAT - now) * n + rem + cost * interval - tolerance) / n), without the product
+            return s[o] - now + Exact.ceilDiv(s[o + 1] + cost * interval - tolerance, n);
         }
         long over = backlog(s, o, now) + cost * interval - tolerance;
         return over <= 0 ? 0 : Exact.ceilDiv(over, n);
@@ -52,11 +64,14 @@ final class GcraAlgorithm implements Algorithm {
 
     @Override
     public long remaining(long[] s, int o, Object[] logs, int l, long now) {
-        return Math.max(0, tolerance - backlog(s, o, now)) / interval;
+        return beyondTolerance(s, o, now) ? 0 : Math.max(0, tolerance - backlog(s, o, now)) / interval;
     }
 
     @Override
     public long resetAfterMicros(long[] s, int o, Object[] logs, int l, long now) {
+        if (beyondTolerance(s, o, now)) {
+            return s[o] - now + (s[o + 1] > 0 ? 1 : 0);
+        }
         return Exact.ceilDiv(backlog(s, o, now), n);
     }
 

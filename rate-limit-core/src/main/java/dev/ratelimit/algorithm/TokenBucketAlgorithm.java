@@ -52,7 +52,15 @@ final class TokenBucketAlgorithm implements Algorithm {
             return NEVER;
         }
         long missing = deficit(s, o, now) + cost * unit - full;
-        return missing <= 0 ? 0 : Exact.ceilDiv(missing, rate);
+        return missing <= 0 ? 0 : behind(s, o, now) + Exact.ceilDiv(missing, rate);
+    }
+
+    /**
+     * How far the clock stands behind the last update (0 normally): nothing refills until it is back
+     * there, so every wait starts after it.
+     */
+    private static long behind(long[] s, int o, long now) {
+        return s[o] == 0 ? 0 : Math.max(0, s[o + 1] - now);
     }
 
     @Override
@@ -69,7 +77,7 @@ final class TokenBucketAlgorithm implements Algorithm {
     @Override
     public long resetAfterMicros(long[] s, int o, Object[] logs, int l, long now) {
         long deficit = deficit(s, o, now);
-        return rate == 1 ? deficit : Exact.ceilDiv(deficit, rate);
+        return behind(s, o, now) + (rate == 1 ? deficit : Exact.ceilDiv(deficit, rate));
     }
 
     @Override

@@ -91,7 +91,23 @@ class TokenBucketTest {
         clock.advance(Duration.ofSeconds(-5));
         Decision d = scan.tryAcquire("client");
         assertThat(d.allowed()).isFalse();
-        assertThat(d.retryAfterMicros()).isEqualTo(1_000_000L);
+        // nothing refills until the clock is back where it was (5 s), then one token takes 1 s
+        assertThat(d.retryAfterMicros()).isEqualTo(6_000_000L);
+    }
+
+    @Test
+    void afterTheClockGoesBackRetryAfterIsWhenTheRequestReallyPasses() {
+        drain(10);
+        clock.advance(Duration.ofSeconds(-5));
+        Decision d = scan.tryAcquire("client");
+        assertThat(d.allowed()).isFalse();
+        // No refill until the clock is back where it was: 5 s, then the 1 s a token takes.
+        clock.advanceMicros(d.retryAfterMicros() - 1);
+        assertThat(scan.tryAcquire("client").allowed()).as("1 µs early").isFalse();
+        clock.advanceMicros(1);
+        assertThat(scan.tryAcquire("client").allowed()).as("exactly after retryAfter").isTrue();
+        assertThat(d.retryAfterMicros()).isEqualTo(6_000_000L);
+        assertThat(d.resetAfterMicros()).isEqualTo(15_000_000L);
     }
 
     @Test

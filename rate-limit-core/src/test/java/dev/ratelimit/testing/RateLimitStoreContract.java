@@ -227,6 +227,51 @@ public abstract class RateLimitStoreContract {
     }
 
     @Test
+    void tokenBucketRetryAfterHoldsWhenTheClockWentBack() {
+        Run run = run(Policy.tokenBucket(2, 1, Duration.ofSeconds(1)));
+        run.acquire(2);
+        run.advance(Duration.ofSeconds(-5));
+        // no refill until the clock is back where it was (5 s), then one token takes 1 s
+        assertDecision(run.acquire(1), Verdict.REJECTED, 0, 7_000_000, 6_000_000);
+        run.advance(Duration.ofNanos(5_999_999_000L));
+        assertDecision(run.acquire(1), Verdict.REJECTED, 0, 1_000_001, 1);
+        run.advance(Duration.ofNanos(1_000));
+        assertDecision(run.acquire(1), Verdict.ALLOWED, 0, 2_000_000, 0);
+    }
+
+    @Test
+    void gcraRefundsNothingWhenTheClockGoesBackHours() {
+        // ~1e9 per second, a prime rate: TAT is kept in units of 1/999,999,937 µs
+        Run run = run(Policy.gcra(999_999_937L, Duration.ofSeconds(1), 1000));
+        assertThat(run.acquire(1000).verdict()).isEqualTo(Verdict.ALLOWED);
+        run.advance(Duration.ofHours(-3));
+        // (TAT - now) * n is about 1e19 units: it must not wrap around into a fresh burst
+        assertDecision(run.acquire(1), Verdict.REJECTED, 0, 10_800_000_002L, 10_800_000_001L);
+        assertThat(run.acquire(1000).verdict()).isEqualTo(Verdict.REJECTED);
+        run.advance(Duration.ofNanos(10_800_000_001_000L));
+        assertThat(run.acquire(1).verdict()).isEqualTo(Verdict.ALLOWED);
+    }
+
+    @Test
+    void countsNearTwoToThe53StayExact() {
+        long max = 1L << 53;
+        // fixed window of 2^53: 1 + 2^53 is not a double, and must not round down to the limit
+        Run window = run(Policy.fixedWindow(max, Duration.ofSeconds(1)));
+        window.acquire(1);
+        assertThat(window.acquire(max).verdict()).isEqualTo(Verdict.REJECTED);
+        Run counter = run(Policy.slidingWindowCounter(max, Duration.ofNanos(1_000)));
+        counter.acquire(1);
+        assertThat(counter.acquire(max).verdict()).isEqualTo(Verdict.REJECTED);
+        // token bucket and GCRA of 2^53 - 1 units, 1 per µs: 2 missing + (2^53 - 1) asked is odd above 2^53
+        Run bucket = run(Policy.tokenBucket(max - 1, 1, Duration.ofNanos(1_000)));
+        bucket.acquire(2);
+        assertThat(bucket.acquire(max - 1).retryAfterMicros()).isEqualTo(2);
+        Run gcra = run(Policy.gcra(1, Duration.ofNanos(1_000), max - 1));
+        gcra.acquire(2);
+        assertThat(gcra.acquire(max - 1).retryAfterMicros()).isEqualTo(2);
+    }
+
+    @Test
     void aRejectedFirstRequestLeavesTheClientFresh() {
         Run run = run(Policy.slidingWindowLog(2, Duration.ofSeconds(1)), Policy.gcra(5, Duration.ofSeconds(1), 5));
         assertThat(run.acquire(3).verdict()).isEqualTo(Verdict.COST_EXCEEDS_LIMIT);

@@ -9,7 +9,7 @@ ALGORITHMS[2] = function(v, limit, window, _, now, cost, commit)
   local wait = 0
   if cost > limit then
     wait = NEVER
-  elseif count + cost > limit then
+  elseif cost > limit - count then -- count + cost may pass 2^53, where doubles round
     wait = start + window - now
   end
   local state

@@ -13,7 +13,7 @@ ALGORITHMS[4] = function(v, limit, w, _, now, cost, commit)
   local wait = 0
   if cost > limit then
     wait = NEVER
-  elseif curr + cost <= limit then
+  elseif cost <= limit - curr then -- curr + cost may pass 2^53, where doubles round
     local room = (limit - curr - cost) * w
     if prev * (w - e) > room then
       wait = start + w - fdiv(room, prev) - now

@@ -15,9 +15,11 @@ ALGORITHMS[1] = function(v, capacity, unit, rate, now, cost, commit)
   if cost > capacity then
     wait = NEVER
   else
-    local missing = deficit + cost * unit - full
+    -- deficit - (full - cost * unit), never (deficit + cost * unit) - full: that sum may pass 2^53
+    local missing = deficit - (full - cost * unit)
     if missing > 0 then
-      wait = cdiv(missing, rate)
+      -- nothing refills while the clock stands behind 'at': the wait starts there
+      wait = math.max(0, at - now) + cdiv(missing, rate)
     end
   end
   local state
@@ -26,10 +28,11 @@ ALGORITHMS[1] = function(v, capacity, unit, rate, now, cost, commit)
     at = math.max(now, at)
     state = encode(deficit, at, 0)
   end
-  local resetAfter = cdiv(deficit, rate)
+  local resetAfter = 0
   local forgetAt = 0
   if deficit ~= 0 then
-    forgetAt = at + resetAfter
+    forgetAt = at + cdiv(deficit, rate)
+    resetAfter = forgetAt - now
   end
   return wait, fdiv(math.max(0, full - deficit), unit), resetAfter, forgetAt, state
 end

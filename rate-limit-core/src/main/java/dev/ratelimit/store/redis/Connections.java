@@ -18,6 +18,8 @@ import redis.clients.jedis.util.JedisClusterCRC16;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 
 /**
@@ -42,6 +44,8 @@ final class Connections implements AutoCloseable {
     /** The slot map of a cluster client this store created; null otherwise. */
     private volatile ClusterConnectionProvider clusterSlots;
     private volatile boolean closed;
+    /** The creation under way, if any; guarded by this. */
+    private CompletableFuture<UnifiedJedis> creating;
 
     private Connections(Supplier<Created> factory, UnifiedJedis client, boolean owned) {
         this.factory = factory;
@@ -59,22 +63,70 @@ final class Connections implements AutoCloseable {
         return new Connections(() -> new Created(client, null), client, false);
     }
 
-    /** The client, creating it if needed; throws whatever creating it throws. */
+    /**
+     * The client, creating it if needed; throws whatever creating it throws. One thread creates
+     * (which may wait for timeouts on every seed node or sentinel) while concurrent callers wait for
+     * that attempt and share its outcome: each caller waits for at most one attempt, however many
+     * arrive together, rather than for one attempt per caller queued ahead of it.
+     */
     UnifiedJedis client() {
         UnifiedJedis c = client;
         if (c != null) {
             return c;
         }
+        CompletableFuture<UnifiedJedis> attempt;
+        boolean mine = false;
         synchronized (this) {
             if (closed) {
                 throw new IllegalStateException("the Redis store is closed");
             }
-            if (client == null) {
-                Created created = factory.get();
+            if (client != null) {
+                return client;
+            }
+            if (creating == null) {
+                creating = new CompletableFuture<>();
+                mine = true;
+            }
+            attempt = creating;
+        }
+        if (mine) {
+            create(attempt);
+        }
+        try {
+            return attempt.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : e;
+        }
+    }
+
+    /** Creates the client outside the lock and completes {@code attempt} with it or with the failure. */
+    private void create(CompletableFuture<UnifiedJedis> attempt) {
+        Created created;
+        try {
+            created = factory.get();
+        } catch (RuntimeException | Error e) {
+            synchronized (this) {
+                creating = null;
+            }
+            attempt.completeExceptionally(e);
+            return;
+        }
+        boolean closedMeanwhile;
+        synchronized (this) {
+            creating = null;
+            closedMeanwhile = closed;
+            if (!closedMeanwhile) {
                 clusterSlots = created.clusterSlots();
                 client = created.client();
             }
-            return client;
+        }
+        if (closedMeanwhile) {
+            if (owned) {
+                created.client().close();
+            }
+            attempt.completeExceptionally(new IllegalStateException("the Redis store is closed"));
+        } else {
+            attempt.complete(created.client());
         }
     }
 

@@ -64,8 +64,9 @@ record RedisUrl(Kind kind, boolean tls, String user, String password, List<Node>
             case "redis-cluster" -> { kind = Kind.CLUSTER; tls = false; }
             case "rediss-cluster" -> { kind = Kind.CLUSTER; tls = true; }
             case "redis-sentinel" -> { kind = Kind.SENTINEL; tls = false; }
-            default -> throw bad(url, "has an unknown scheme \"" + scheme
-                    + "\"; use redis, rediss, redis-cluster, rediss-cluster or redis-sentinel");
+            // Echo the scheme only if it looks like one: text before "://" may hold credentials.
+            default -> throw bad(url, "has an unknown scheme" + (scheme.matches("[a-z][a-z0-9+.-]*") ? " \"" + scheme + "\"" : "")
+                    + "; use redis, rediss, redis-cluster, rediss-cluster or redis-sentinel");
         }
         String rest = url.substring(schemeEnd + 3);
         if (rest.indexOf('?') >= 0 || rest.indexOf('#') >= 0) {
@@ -128,12 +129,15 @@ record RedisUrl(Kind kind, boolean tls, String user, String password, List<Node>
         }
         int schemeEnd = url.indexOf("://");
         int at = url.lastIndexOf('@');
+        // Without "://" before the '@' (a typo such as "redis:/", or no scheme at all), everything
+        // before the '@' may be credentials.
+        int userStart = schemeEnd >= 0 && schemeEnd + 3 <= at ? schemeEnd + 3 : 0;
         String shown = url;
-        if (schemeEnd >= 0 && at > schemeEnd) {
-            String userInfo = url.substring(schemeEnd + 3, at);
+        if (at >= 0) {
+            String userInfo = url.substring(userStart, at);
             int colon = userInfo.indexOf(':');
             String user = colon < 0 ? userInfo : userInfo.substring(0, colon);
-            shown = url.substring(0, schemeEnd + 3) + (colon < 0 ? "***" : user + ":***") + url.substring(at);
+            shown = url.substring(0, userStart) + (colon < 0 ? "***" : user + ":***") + url.substring(at);
         }
         return "\"" + shown.replaceAll("\\p{Cntrl}", "?") + "\"";
     }

@@ -87,7 +87,9 @@ class RedisUrlTest {
     @Test
     void aBadUrlNeverEchoesItsPassword() {
         for (String url : List.of("redis://admin:hunter2@host:notaport", "redis-cluster://:hunter2@h:1/9",
-                "redis://hunter2@host", "ftp://user:hunter2@host")) {
+                "redis://hunter2@host", "ftp://user:hunter2@host",
+                // no "://": a typo in the scheme, or none at all
+                "redis:/:hunter2@host:6379", "redis:admin:hunter2@host", ":hunter2@host:6379", ":hunter2@redis://host")) {
             assertThatThrownBy(() -> RedisUrl.parse(url))
                     .isInstanceOf(InvalidConfigurationException.class)
                     .hasMessageNotContaining("hunter2")

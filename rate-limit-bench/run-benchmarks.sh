@@ -8,7 +8,7 @@
 # EXAMPLE_JAR=/path/to/app.jar uses that executable jar of the example app instead of building it.
 # Run it on a quiet machine: the benchmarks share the cores with everything else running.
 # Needs a JDK 17+ and Maven 3.8+. The Redis part needs redis-server, redis-cli and redis-benchmark
-# (Debian: redis-server, redis-tools), the HTTP part wrk (Debian: wrk) and the example app's
+# (Debian: redis-server, redis-tools), the HTTP part wrk and curl (Debian: wrk, curl) and the example app's
 # executable jar (built here when the module has one). Missing Debian packages are installed with
 # apt-get when running as root; a part that still cannot run is skipped and BENCHMARKS.md says why.
 # Raw results (JMH JSON, redis-benchmark CSV, wrk output, JFR recordings) stay in
@@ -246,8 +246,10 @@ elif [[ -z $APP_JAR ]]; then
   skip "http" "the example app (rate-limit-example-webapp) has no executable jar yet"
 elif ! ensure_tool wrk wrk; then
   skip "http" "wrk not found (Debian: apt-get install wrk)"
-elif ! command -v redis-server >/dev/null 2>&1; then
-  skip "http" "redis-server not found for the Redis variant"
+elif ! ensure_tool curl curl; then
+  skip "http" "curl not found to wait for the app's /health (Debian: apt-get install curl)"
+elif ! command -v redis-server >/dev/null 2>&1 || ! ensure_tool redis-cli redis-tools; then
+  skip "http" "redis-server or redis-cli not found for the Redis variant"
 else
   # run_http VARIANT ROUND LABEL FILTER CONFIG [REDIS_URL]: starts the app, warms it, measures, stops it.
   run_http() {
@@ -276,7 +278,7 @@ else
   cat > "$OUT/http-setup.txt" <<EOF
 \`wrk -t2 -c32 -d${WRK_SECONDS}s --latency\` (after a warm-up run) against \`GET /api/scan\` of the example app's
 executable jar (\`java -Xms1g -Xmx1g -jar $APP_JAR\`), each request with one of 10,000 pro API keys in turn
-(rate-limit-bench/http/keys.lua), under a token bucket of 1,000,000 per hour per key so every request is
+(rate-limit-bench/http/keys.lua), under a token bucket of 1,000,000 per key refilled at 1 per hour so every request is
 allowed (rate-limit-bench/http/limits.json). "No filter" runs the same jar with \`RATE_LIMIT_FILTER=off\`:
 the same servlets, no rate-limit filter installed. wrk, the app and Redis share the machine's cores. The
 variants take turns for $HTTP_ROUNDS rounds (a fresh app each time); each row is the variant's median round.

@@ -4,8 +4,9 @@ import redis.clients.jedis.RedisClient;
 
 /**
  * The ceiling: one EVALSHA of {@code return 1} per decision on the same pooled client, i.e. one
- * round trip and a script call that does nothing. No rate limiter making one script call per
- * decision can beat it.
+ * round trip and a script call that does nothing. No rate limiter making one round trip of one
+ * script call per decision can beat it; one that pipelines concurrent callers' calls (ours, unless
+ * pipelining is off) shares a round trip among them and is not bound by it.
  */
 final class EvalshaCeiling implements RedisContender {
     private final RedisClient client;

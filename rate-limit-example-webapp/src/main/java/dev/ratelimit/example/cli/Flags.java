@@ -13,6 +13,8 @@ import java.util.Set;
  * the flag and its value. {@code --help} and {@code -h} set {@link #help()}.
  */
 public final class Flags {
+    /** The longest duration any flag takes. */
+    public static final Duration MAX_DURATION = Duration.ofDays(1);
     private final Map<String, String> values;
     private final boolean help;
 
@@ -87,21 +89,28 @@ public final class Flags {
         throw invalid(name, "must be a number from " + min + " to " + max);
     }
 
-    /** A duration such as {@code 500ms}, {@code 10s} or {@code 1m}, at least {@code min}. */
+    /**
+     * A duration such as {@code 500ms}, {@code 10s} or {@code 1m}, at least {@code min} and at most
+     * {@link #MAX_DURATION} (so that it fits in nanoseconds and microseconds wherever it is used).
+     */
     public Duration duration(String name, Duration otherwise, Duration min) throws UsageException {
         String v = values.get(name);
         if (v == null) {
             return otherwise;
         }
+        Duration d;
         try {
-            Duration d = DurationFormat.parse(v, "--" + name);
-            if (d.compareTo(min) >= 0) {
-                return d;
-            }
+            d = DurationFormat.parse(v, "--" + name);
         } catch (InvalidConfigurationException e) {
-            // reported below
+            d = null;
         }
-        throw invalid(name, "must be a duration of at least " + DurationFormat.format(min) + ", such as 500ms, 10s or 1m");
+        if (d == null || d.compareTo(min) < 0) {
+            throw invalid(name, "must be a duration of at least " + DurationFormat.format(min) + ", such as 500ms, 10s or 1m");
+        }
+        if (d.compareTo(MAX_DURATION) > 0) {
+            throw invalid(name, "must be a duration of at most " + DurationFormat.format(MAX_DURATION));
+        }
+        return d;
     }
 
     /** {@code true} or {@code false}. */

@@ -7,6 +7,8 @@ import dev.ratelimit.example.cli.UsageException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -43,6 +45,7 @@ public final class ClientCli {
         String body;
         int requests;
         URI url;
+        URI target;
         Printer printer = new Printer(out);
         try {
             flags = Flags.parse(args, FLAGS);
@@ -50,13 +53,30 @@ public final class ClientCli {
                 out.println(usage());
                 return 0;
             }
-            url = URI.create(flags.text("url", "http://localhost:8080"));
-            if (url.getScheme() == null || !url.getScheme().matches("https?") || url.getHost() == null) {
+            try {
+                url = new URI(flags.text("url", "http://localhost:8080"));
+            } catch (URISyntaxException e) {
+                url = null;
+            }
+            if (url == null || url.getScheme() == null || !url.getScheme().matches("https?") || url.getHost() == null) {
                 throw flags.invalid("url", "must be an http:// or https:// URL with a host");
             }
             path = flags.text("path", "/api/scan");
             if (!path.startsWith("/")) {
                 throw flags.invalid("path", "must start with /");
+            }
+            try {
+                target = new URI(url.toString().replaceAll("/+$", "") + path);
+            } catch (URISyntaxException e) {
+                throw flags.invalid("path", "must be a URL path such as /api/scan");
+            }
+            String apiKey = flags.text("api-key", null);
+            if (apiKey != null) {
+                try {
+                    HttpRequest.newBuilder().header("X-API-Key", apiKey);
+                } catch (IllegalArgumentException e) {
+                    throw flags.invalid("api-key", "must be a valid HTTP header value");
+                }
             }
             method = flags.text("method", path.endsWith("/login") ? "POST" : "GET").toUpperCase(Locale.ROOT);
             if (!method.matches("[A-Z]{1,16}")) {
@@ -80,7 +100,7 @@ public final class ClientCli {
             err.println("ResilientClient CLI: " + e.getMessage() + " (--help lists every flag)");
             return 2;
         }
-        out.printf("%s %s%s, %d requests%n", method, url.resolve(path), flags.text("api-key", null) == null ? ""
+        out.printf("%s %s%s, %d requests%n", method, target, flags.text("api-key", null) == null ? ""
                 : " with X-API-Key " + flags.text("api-key", null), requests);
         out.println("request  try   waited  why it waited                 status  left");
         int ok = 0;

@@ -65,6 +65,29 @@ class ClientCliTest {
         assertThat(out()).isEmpty();
     }
 
+    @Test
+    void aBadUrlPathApiKeyOrDurationIsOneLineNamingTheFlagNotAStackTrace() throws InterruptedException {
+        assertThat(run("--url=http://exa mple")).isEqualTo(2);
+        assertThat(run("--url=" + app.uri(), "--path=/api/sc an")).isEqualTo(2);
+        assertThat(run("--url=" + app.uri(), "--api-key=sk-free-a\r\nX-Admin: 1")).isEqualTo(2);
+        assertThat(run("--url=" + app.uri(), "--max-wait=200000d")).isEqualTo(2);
+
+        assertThat(err().split("\n")).containsExactly(
+                "ResilientClient CLI: --url=\"http://exa mple\": must be an http:// or https:// URL with a host (--help lists every flag)",
+                "ResilientClient CLI: --path=\"/api/sc an\": must be a URL path such as /api/scan (--help lists every flag)",
+                "ResilientClient CLI: --api-key=\"sk-free-a??X-Admin: 1\": must be a valid HTTP header value (--help lists every flag)",
+                "ResilientClient CLI: --max-wait=\"200000d\": must be a duration of at most 1d (--help lists every flag)");
+        assertThat(out()).isEmpty();
+    }
+
+    @Test
+    void printsTheUrlItRequestsWhenTheBaseUrlHasAPath() throws InterruptedException {
+        run("--url=" + app.uri() + "/base", "--requests=1");
+
+        assertThat(out()).startsWith("GET " + app.uri() + "/base/api/scan, 1 requests\n")
+                .contains("      1    1   0.000s  -                                404     -\n");
+    }
+
     private int run(String... args) throws InterruptedException {
         return ClientCli.run(args, clock, clock::advance, new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));

@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * The executable example's settings, read from command-line flags and the environment (a flag wins;
@@ -35,7 +34,8 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
                       Optional<FailureMode> failureMode, Optional<Double> fallbackShare, Optional<Duration> redisTimeout,
                       Optional<String> clientKeySecret,
                       List<String> trustedProxies, Duration shutdownTimeout, boolean filterOn, boolean help) {
-    private static final Pattern USER_INFO = Pattern.compile("(?i)(://)[^@/]*@");
+    /** The longest shutdown timeout: Jetty's stop timeout and the stop log must not overflow. */
+    private static final Duration MAX_SHUTDOWN_TIMEOUT = Duration.ofDays(1);
 
     /** One setting's raw text and how it was given, for error messages. */
     private record Raw(Setting setting, String value, boolean fromFlag) {
@@ -229,6 +229,9 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
             if (timeout.isNegative()) {
                 throw d.invalid("must not be negative");
             }
+            if (timeout.compareTo(MAX_SHUTDOWN_TIMEOUT) > 0) {
+                throw d.invalid("must be at most " + DurationFormat.format(MAX_SHUTDOWN_TIMEOUT));
+            }
         }
         boolean filterOn = true;
         Raw fo = raw.get(Setting.FILTER);
@@ -243,9 +246,14 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
                 timeout, filterOn, help);
     }
 
-    /** {@code url} with any password replaced by {@code ***}. */
+    /**
+     * {@code url} with any credentials replaced by {@code ***}: everything from {@code ://} to the
+     * last {@code @}, where the Redis store ends them too (a password may hold {@code /} or {@code @}).
+     */
     static String masked(String url) {
-        return USER_INFO.matcher(url).replaceAll("$1***@");
+        int start = url.indexOf("://");
+        int at = url.lastIndexOf('@');
+        return start >= 0 && at > start ? url.substring(0, start + 3) + "***" + url.substring(at) : url;
     }
 
     /** {@code text} without control characters (a value goes into one log line). */

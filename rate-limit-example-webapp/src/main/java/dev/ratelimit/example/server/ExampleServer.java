@@ -22,12 +22,17 @@ final class ExampleServer implements AutoCloseable {
 
     private final Server server;
     private final ServerConnector connector;
+    private final GracefulHandler graceful;
+    private final long idleAfterShutdown;
     private final ExampleApp app;
     private final Duration shutdownTimeout;
 
-    private ExampleServer(Server server, ServerConnector connector, ExampleApp app, Duration shutdownTimeout) {
+    private ExampleServer(Server server, ServerConnector connector, GracefulHandler graceful, long idleAfterShutdown,
+                          ExampleApp app, Duration shutdownTimeout) {
         this.server = server;
         this.connector = connector;
+        this.graceful = graceful;
+        this.idleAfterShutdown = idleAfterShutdown;
         this.app = app;
         this.shutdownTimeout = shutdownTimeout;
     }
@@ -43,8 +48,13 @@ final class ExampleServer implements AutoCloseable {
         ServerConnector connector = new ServerConnector(server);
         connector.setHost(options.host());
         connector.setPort(options.port());
+        // Jetty's own shutdown idle timeout (1 s) would apply to every connection as soon as stopping
+        // begins, cutting a request in flight whose upload pauses: apply it only once none is in flight.
+        long idleAfterShutdown = connector.getShutdownIdleTimeout();
+        connector.setShutdownIdleTimeout(-1);
         server.addConnector(connector);
-        server.setHandler(new GracefulHandler(app.context()));
+        GracefulHandler graceful = new GracefulHandler(app.context());
+        server.setHandler(graceful);
         server.setStopTimeout(options.shutdownTimeout().toMillis());
         try {
             server.start();
@@ -58,7 +68,7 @@ final class ExampleServer implements AutoCloseable {
             throw new OptionException("cannot listen on " + options.host() + ":" + options.port() + " (set PORT or --port, "
                     + "HOST or --host): " + cause.getMessage());
         }
-        return new ExampleServer(server, connector, app, options.shutdownTimeout());
+        return new ExampleServer(server, connector, graceful, idleAfterShutdown, app, options.shutdownTimeout());
     }
 
     /** The port the server listens on. */
@@ -95,6 +105,8 @@ final class ExampleServer implements AutoCloseable {
             return;
         }
         LOG.info("stopping: requests in flight have up to {} to finish", DurationFormat.format(shutdownTimeout));
+        // Once no request is in flight, idle keep-alive connections close soon, so they do not hold the stop.
+        graceful.shutdown().thenRun(() -> connector.getConnectedEndPoints().forEach(e -> e.setIdleTimeout(idleAfterShutdown)));
         try {
             server.stop();
             LOG.info("stopped");

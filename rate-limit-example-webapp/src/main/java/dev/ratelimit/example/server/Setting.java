@@ -26,7 +26,7 @@ public enum Setting {
             "comma-separated CIDR blocks whose X-Forwarded-For is believed, e.g. 10.0.0.0/8"),
     FILTER("RATE_LIMIT_FILTER", "on",
             "off serves /api/* without the rate-limit filter, to measure what the filter costs"),
-    SHUTDOWN_TIMEOUT("SHUTDOWN_TIMEOUT", "10s", "how long in-flight requests may take to finish on SIGTERM");
+    SHUTDOWN_TIMEOUT("SHUTDOWN_TIMEOUT", "10s", "how long in-flight requests may take to finish on SIGTERM, at most 1d");
 
     private final String env;
     private final String defaultText;

@@ -158,4 +158,25 @@ class ExampleOptionsTest {
                         + "redis-cluster, rediss-cluster or redis-sentinel");
         assertThat(ExampleOptions.masked("rediss://admin:hunter2@cache:6380/1")).isEqualTo("rediss://***@cache:6380/1");
     }
+
+    @Test
+    void neverPrintsARedisPasswordThatContainsASlashOrAnAt() throws OptionException {
+        // The store splits credentials at the last '@', so it accepts these passwords as written.
+        assertThat(ExampleOptions.masked("redis://:s3cr/et@cache:6379/1")).isEqualTo("redis://***@cache:6379/1");
+        assertThat(ExampleOptions.masked("redis://admin:hun@ter2@cache:6379")).isEqualTo("redis://***@cache:6379");
+        assertThat(problem(Map.of("REDIS_URL", "redis://:s3cr/et@cache:99999"))).startsWith("REDIS_URL=\"redis://***@cache:99999\": ")
+                .doesNotContain("s3cr").doesNotContain("et@");
+
+        ExampleOptions o = ExampleOptions.parse(new String[] {"--redis-url=redis://admin:hun@ter2@cache:6379"}, Map.of());
+        assertThat(o.toString()).doesNotContain("hun").doesNotContain("ter2");
+    }
+
+    @Test
+    void refusesAShutdownTimeoutTooLongToWaitForInsteadOfFailingAtStartOrAtSigterm() {
+        // 106752 days no longer fit in a long of nanoseconds: the stop log and Jetty's stop timeout overflowed.
+        assertThat(problem(Map.of("SHUTDOWN_TIMEOUT", "106752d")))
+                .isEqualTo("SHUTDOWN_TIMEOUT=\"106752d\": must be at most 1d");
+        assertThat(problem(Map.of(), "--shutdown-timeout=999999999999d"))
+                .isEqualTo("--shutdown-timeout=\"999999999999d\": must be at most 1d");
+    }
 }

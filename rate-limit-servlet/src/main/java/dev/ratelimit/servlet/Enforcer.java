@@ -110,7 +110,7 @@ final class Enforcer {
         try {
             clientId = clients.resolve(request);
         } catch (InvalidClientException e) {
-            problems.send(response, Problem.invalidClient(e.error(), e.detail()));
+            problems.send(request, response, Problem.invalidClient(e.error(), e.detail()));
             return false;
         }
         if (allowlist.allowsClient(clientId)) {
@@ -137,11 +137,11 @@ final class Enforcer {
             notifyListener(new DecisionEvent(tier, binding.endpoint(), binding.limiter().limit(), decision, shadowed,
                     clock.nowMicros() - now));
         }
-        return answer(response, tier, binding, decision, now, shadowed);
+        return answer(request, response, tier, binding, decision, now, shadowed);
     }
 
-    private boolean answer(HttpServletResponse response, String tier, Binding binding, Decision decision, long now,
-                           boolean shadowed) throws IOException {
+    private boolean answer(HttpServletRequest request, HttpServletResponse response, String tier, Binding binding,
+                           Decision decision, long now, boolean shadowed) throws IOException {
         long retryAfter = shadowed ? 0 : LimitHeaders.retryAfterSeconds(decision);
         if (!shadowed && decision.verdict() == Verdict.STORE_UNAVAILABLE) {
             retryAfter = Math.max(1, retryAfter);
@@ -156,7 +156,7 @@ final class Enforcer {
             case COST_EXCEEDS_LIMIT -> Problem.costExceedsLimit(tier, binding.endpoint(), policy, decision.limit(), binding.cost());
             default -> Problem.unavailable(tier, binding.endpoint(), retryAfter);
         };
-        problems.send(response, problem);
+        problems.send(request, response, problem);
         return false;
     }
 
@@ -169,8 +169,8 @@ final class Enforcer {
     }
 
     /** Answers 503 when something failed unexpectedly and the failure mode is fail-closed. */
-    void unavailable(HttpServletResponse response) throws IOException {
+    void unavailable(HttpServletRequest request, HttpServletResponse response) throws IOException {
         response.setHeader("Retry-After", "1");
-        problems.send(response, Problem.unavailable(null, null, 1));
+        problems.send(request, response, Problem.unavailable(null, null, 1));
     }
 }

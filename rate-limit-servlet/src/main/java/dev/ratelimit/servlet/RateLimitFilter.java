@@ -128,7 +128,7 @@ public final class RateLimitFilter implements Filter {
                     + (mode == FailureMode.FAIL_CLOSED ? "answered 503" : "passed on unlimited") + " (failure mode " + mode + ")");
             passOn = mode != FailureMode.FAIL_CLOSED;
             if (!passOn) {
-                current.unavailable(response);
+                current.unavailable(request, response);
             }
         }
         if (passOn) {

@@ -12,7 +12,11 @@ import dev.ratelimit.servlet.client.ClientIdResolver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -39,6 +43,35 @@ class RefusalsTest {
     private Map<String, Object> body(HttpResponse<String> response) throws Exception {
         assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
         return json.readValue(response.body(), LinkedHashMap.class);
+    }
+
+    @Test
+    void aRefusalSentBeforeTheRequestsBodyArrivedTellsTheClientTheConnectionCloses() throws Exception {
+        start(RateLimitFilter.builder());
+        server.statuses(5, 1, "POST", "/api/login");
+        try (Socket socket = new Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(10_000);
+            // Only the head: the filter answers before the body arrives and the server cannot keep a
+            // connection whose body it never read, so the answer must say so, or the client would send
+            // its next request on a connection the server is closing (a POST is not retried).
+            socket.getOutputStream().write(("POST /app/api/login HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: 20\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            String head = responseHead(socket.getInputStream());
+
+            assertThat(head).startsWith("HTTP/1.1 429 ").containsIgnoringCase("\r\nConnection: close\r\n");
+        }
+    }
+
+    private static String responseHead(InputStream in) throws IOException {
+        StringBuilder head = new StringBuilder();
+        while (head.indexOf("\r\n\r\n") < 0) {
+            int c = in.read();
+            if (c < 0) {
+                break;
+            }
+            head.append((char) c);
+        }
+        return head.toString();
     }
 
     @Test

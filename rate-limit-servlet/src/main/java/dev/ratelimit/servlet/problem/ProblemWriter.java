@@ -2,6 +2,7 @@ package dev.ratelimit.servlet.problem;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
@@ -23,13 +24,26 @@ public final class ProblemWriter {
         }
     }
 
-    /** Sets the status and content type and writes the body; headers already set are kept. */
-    public void send(HttpServletResponse response, Problem problem) throws IOException {
+    /**
+     * Sets the status and content type and writes the body; headers already set are kept. When
+     * {@code request} came over HTTP/1.x with a body (which a refusal never reads), the answer also says
+     * {@code Connection: close}: a server cannot keep a connection whose request body it did not
+     * consume, and without the header the client would send its next request on a connection that is
+     * being closed (and lose it, if it is not a request a client may repeat, such as a POST).
+     */
+    public void send(HttpServletRequest request, HttpServletResponse response, Problem problem) throws IOException {
         byte[] body = json(problem);
+        if (hasBody(request) && request.getProtocol() != null && request.getProtocol().startsWith("HTTP/1.")) {
+            response.setHeader("Connection", "close");
+        }
         response.setStatus(problem.status());
         response.setContentType(MEDIA_TYPE);
         response.setContentLength(body.length);
         response.getOutputStream().write(body);
         response.flushBuffer();
+    }
+
+    private static boolean hasBody(HttpServletRequest request) {
+        return request.getContentLengthLong() > 0 || request.getHeader("Transfer-Encoding") != null;
     }
 }

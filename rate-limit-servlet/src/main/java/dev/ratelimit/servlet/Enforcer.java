@@ -89,9 +89,9 @@ final class Enforcer {
 
     /**
      * Decides {@code request}: writes the rate-limit headers, or the whole answer when the request is
-     * refused. A request that reaches the store is marked with the attribute {@code counted} (unless
-     * it is null: the filter sees REQUEST dispatches only, so never one request twice), and
-     * the filter lets any later dispatch of it (forward, include, async, error) through uncounted;
+     * refused. A request that reaches the store is marked with the attribute {@code counted}, and
+     * the filter lets any later pass of it (the same filter mapped twice, a forward, include, async
+     * or error dispatch) through uncounted;
      * an allowlisted or unlimited request is not marked, so a forward of it to a limited path counts
      * if that dispatcher type is enabled.
      *
@@ -125,9 +125,7 @@ final class Enforcer {
             bindings = byTier.get(defaultTier);
         }
         Binding binding = bindings[rule < 0 ? unmatched : rule];
-        if (counted != null) {
-            request.setAttribute(counted, Boolean.TRUE);
-        }
+        request.setAttribute(counted, Boolean.TRUE);
         // Read before the store decides: its reset times are relative to its own reading, and adding
         // them to a later one would push an epoch-aligned window's end into the next second.
         long now = clock.nowMicros();

@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.util.Collections;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Per-client, per-tier, per-endpoint rate limits for any Jakarta Servlet 6 application.
@@ -47,12 +48,14 @@ import java.util.Collections;
  */
 public final class RateLimitFilter implements Filter {
     private static final String COUNTED = RateLimitFilter.class.getName() + ".counted@";
+    /** Numbers the instances: identity hash codes are not unique, and two filters sharing a mark would count once between them. */
+    private static final AtomicLong INSTANCES = new AtomicLong();
 
     private volatile Settings settings;
     private volatile Enforcer enforcer;
     private volatile boolean builtInCode;
     /** Marks a request this filter has counted; per instance, so that two filters in a chain both count. */
-    private final String countedAttribute = COUNTED + Integer.toHexString(System.identityHashCode(this));
+    private final String countedAttribute = COUNTED + INSTANCES.incrementAndGet();
     private final ThrottledLog log;
 
     /** For {@code web.xml}: the filter reads its init-params in {@link #init}. */
@@ -108,17 +111,17 @@ public final class RateLimitFilter implements Filter {
         if (current == null) {
             throw new ServletException("RateLimitFilter was not initialized: the container must call init() first");
         }
-        // Only a filter that sees dispatches other than REQUEST can see one request twice; only it
-        // marks requests (an attribute map per request is a cost worth saving on every other filter).
-        boolean marks = s.redispatches();
+        // Every counted request is marked, even when only REQUEST dispatches count: a filter whose
+        // mappings overlap (url-patterns /* and /api/*, or a url-pattern and a servlet-name) is in the
+        // chain twice for one dispatch in Jetty, and must not count the request twice.
         if (!(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)
-                || !s.dispatcherTypes().contains(req.getDispatcherType()) || marks && req.getAttribute(countedAttribute) != null) {
+                || !s.dispatcherTypes().contains(req.getDispatcherType()) || req.getAttribute(countedAttribute) != null) {
             chain.doFilter(req, res);
             return;
         }
         boolean passOn;
         try {
-            passOn = current.admit(request, response, marks ? countedAttribute : null);
+            passOn = current.admit(request, response, countedAttribute);
         } catch (RuntimeException e) {
             // Design: an unexpected failure (a custom resolver, a store that throws) follows the failure
             // mode; it never reaches the container as a 500. Logged without its message, which might

@@ -29,9 +29,4 @@ record Settings(RateLimitConfig config, RateLimitStore store, boolean ownsStore,
         // An EnumSet's contains is one bit test; a wrapper around one adds a call per request.
         dispatcherTypes = EnumSet.copyOf(dispatcherTypes);
     }
-
-    /** Whether the filter sees dispatches other than REQUEST (forward, include, async, error). */
-    boolean redispatches() {
-        return dispatcherTypes.size() > 1 || !dispatcherTypes.contains(DispatcherType.REQUEST);
-    }
 }

@@ -4,6 +4,7 @@ import dev.ratelimit.ManualClock;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.ServletContextEvent;
 import jakarta.servlet.ServletContextListener;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.webapp.WebAppContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -13,6 +14,8 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -89,5 +92,59 @@ class RegistrationTest {
         assertThat(sixth.statusCode()).isEqualTo(429);
         assertThat(sixth.headers().firstValue("RateLimit")).hasValue("\"login\";r=0;t=60");
         assertThat(sixth.headers().firstValue("Retry-After")).hasValue("60");
+    }
+
+    @Test
+    void aFilterWhoseMappingsOverlapCountsEachRequestOnce() {
+        ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00.250Z"));
+        RateLimitFilter filter = RateLimitFilter.builder().clock(clock).build();
+        // One filter, two mappings that both match /api/scan (as web.xml's <url-pattern>/*</url-pattern>
+        // and <url-pattern>/api/*</url-pattern> would): Jetty puts it in the chain twice.
+        server = TestServer.start(context -> {
+            FilterHolder holder = new FilterHolder(filter);
+            holder.setName("rateLimit");
+            context.addFilter(holder, "/*", EnumSet.of(DispatcherType.REQUEST));
+            context.addFilter(holder, "/api/*", EnumSet.of(DispatcherType.REQUEST));
+        });
+
+        for (int remaining = 9; remaining >= 0; remaining--) {
+            HttpResponse<String> ok = server.get("/api/scan");
+            assertThat(ok.statusCode()).isEqualTo(200);
+            assertThat(ok.headers().firstValue("X-RateLimit-Remaining")).hasValue(String.valueOf(remaining));
+        }
+        assertThat(server.get("/api/scan").statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void twoFiltersInOneChainBothCountEvenWhenTheirIdentityHashCodesCollide() {
+        // Identity hash codes are not unique: among enough instances two always share one.
+        Map<Integer, RateLimitFilter> byHash = new HashMap<>();
+        RateLimitFilter[] pair = null;
+        for (int i = 0; i < 10_000_000 && pair == null; i++) {
+            RateLimitFilter filter = new RateLimitFilter();
+            RateLimitFilter earlier = byHash.putIfAbsent(System.identityHashCode(filter), filter);
+            if (earlier != null) {
+                pair = new RateLimitFilter[] {earlier, filter};
+            }
+        }
+        assertThat(pair).isNotNull();
+        RateLimitFilter[] filters = pair;
+        byHash.clear();
+        // The first allows 10 scans, the second only 3 an hour: the fourth scan is the second's to refuse.
+        // Both also count forwards, so both mark the requests they count.
+        server = TestServer.start(context -> {
+            FilterHolder loose = new FilterHolder(filters[0]);
+            loose.setName("loose");
+            loose.setInitParameter("dispatcher-types", "REQUEST,FORWARD");
+            context.addFilter(loose, "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.FORWARD));
+            FilterHolder strict = new FilterHolder(filters[1]);
+            strict.setName("strict");
+            strict.setInitParameter("dispatcher-types", "REQUEST,FORWARD");
+            strict.setInitParameter("config", "classpath:configs/webxml-limits.json");
+            context.addFilter(strict, "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.FORWARD));
+        });
+
+        assertThat(server.statuses(3, 1, "GET", "/api/scan")).containsOnly(200);
+        assertThat(server.get("/api/scan").statusCode()).isEqualTo(429);
     }
 }

@@ -165,7 +165,7 @@ final class InitParams {
         }
         if (!RedisParams.isRedisUrl(kind)) {
             throw invalid("store", RedisParams.masked(kind), "must be memory or a Redis URL (redis://, rediss://, "
-                    + "redis-sentinel://, redis-cluster://)");
+                    + "redis-sentinel://, redis-cluster://, rediss-cluster://)");
         }
         RedisParams redis = new RedisParams(kind, mode,
                 optional("fallback-share", s -> parse("fallback-share", s, () -> Double.parseDouble(s.trim()), "must be a number in (0, 1]")),

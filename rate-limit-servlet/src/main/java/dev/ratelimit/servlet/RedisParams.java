@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
  * that names the Redis store, so that a filter with {@code store=memory} never loads Jedis (an
  * optional dependency).
  *
- * @param url           {@code redis://}, {@code rediss://}, {@code redis-sentinel://} or {@code redis-cluster://}
+ * @param url           {@code redis://}, {@code rediss://}, {@code redis-sentinel://}, {@code redis-cluster://} or {@code rediss-cluster://}
  * @param failureMode   null for the store's default
  * @param fallbackShare null for the store's default
  * @param keyPrefix     null for the store's default
@@ -20,8 +20,9 @@ import java.util.regex.Pattern;
  */
 record RedisParams(String url, FailureMode failureMode, Double fallbackShare, String keyPrefix, Duration timeout,
                    String clientKeySecret) {
-    private static final Pattern SCHEME = Pattern.compile("(?i)(redis|rediss|redis-sentinel|redis-cluster)://.*");
-    private static final Pattern USER_INFO = Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*://)[^@/]*@");
+    private static final Pattern SCHEME = Pattern.compile("(?i)(redis|rediss|redis-sentinel|redis-cluster|rediss-cluster)://.*");
+    /** A URL's user info: from {@code ://} to the URL's last {@code @}, as the store reads it (a password may hold {@code /} or {@code @}). */
+    private static final Pattern USER_INFO = Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*://)[^\\s\"]*@");
 
     static boolean isRedisUrl(String text) {
         return SCHEME.matcher(text).matches();

@@ -88,6 +88,13 @@ class InitParamsTest {
                 .contains("max-keys-per-limit").doesNotContain("hunter2");
     }
 
+    @ParameterizedTest(name = "store={0}")
+    @CsvSource({"redis://:hun/ter2@127.0.0.1:notaport/0", "redis://admin:hun@ter2@127.0.0.1:notaport/0",
+            "memcached://admin:hun/ter2@cache:11211"})
+    void neverEchoesAPasswordHoldingASlashOrAnAt(String url) {
+        assertThat(initFailure("store", url)).contains("://***@").doesNotContain("hun").doesNotContain("ter2");
+    }
+
     @Test
     void stripsControlCharactersFromEchoedValues() {
         assertThat(initFailure("header-style", "x\r\nSet-Cookie: a=b")).contains("x??Set-Cookie: a=b").doesNotContain("\n");
@@ -108,6 +115,15 @@ class InitParamsTest {
                 "header-style", "IETF",
                 "shadow", "false",
                 "dispatcher-types", "request, error"));
+        filter.destroy();
+    }
+
+    @ParameterizedTest(name = "store={0}")
+    @CsvSource({"redis://127.0.0.1:1", "rediss://127.0.0.1:1", "redis-cluster://127.0.0.1:1", "rediss-cluster://127.0.0.1:1",
+            "redis-sentinel://127.0.0.1:1/mymaster"})
+    void acceptsEveryRedisUrlFormTheStoreAccepts(String url) throws ServletException {
+        RateLimitFilter filter = new RateLimitFilter();
+        filter.init(new MapFilterConfig("store", url));
         filter.destroy();
     }
 

@@ -31,6 +31,8 @@ record RateLimitHints(long retryAfterMicros, long remaining, long limit, long re
     /** Longer fields are ignored rather than parsed. */
     private static final int MAX_FIELD = 4096;
     private static final long MICROS = 1_000_000L;
+    /** A longer {@code Retry-After} is read as this many seconds (about 31,700 years): no overflow in micros. */
+    private static final long MAX_RETRY_AFTER_SECONDS = 999_999_999_999L;
 
     /** Reads {@code headers} at {@code nowMicros} (for {@code X-RateLimit-Reset} and HTTP dates). */
     static RateLimitHints from(HttpHeaders headers, long nowMicros) {
@@ -104,8 +106,10 @@ record RateLimitHints(long retryAfterMicros, long remaining, long limit, long re
     /** {@code Retry-After}: delta-seconds or an HTTP date (RFC 9110); -1 when neither. */
     static long retryAfterMicros(String value, long nowMicros) {
         String v = value.trim();
-        if (DIGITS.matcher(v).matches()) {
-            return Long.parseLong(v) * MICROS;
+        if (!v.isEmpty() && v.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            // Any number of digits: a value too long for DIGITS is a very long wait, not no wait at all.
+            String significant = v.replaceFirst("^0+(?=.)", "");
+            return (significant.length() > 12 ? MAX_RETRY_AFTER_SECONDS : Long.parseLong(significant)) * MICROS;
         }
         if (v.length() > 64) {
             return -1;

@@ -9,6 +9,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,8 +18,12 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
 
@@ -67,6 +72,7 @@ public final class ResilientClient {
     private final double lowFraction;
     private final boolean pacing;
     private final Duration requestTimeout;
+    private final long requestTimeoutNanos;
     private final Clock clock;
     private final Sleeper sleeper;
     private final RandomGenerator random;
@@ -89,6 +95,13 @@ public final class ResilientClient {
         this.lowFraction = b.lowFraction;
         this.pacing = b.pacing;
         this.requestTimeout = b.requestTimeout;
+        long nanos;
+        try {
+            nanos = b.requestTimeout.toNanos();
+        } catch (ArithmeticException tooLong) {
+            nanos = Long.MAX_VALUE;
+        }
+        this.requestTimeoutNanos = nanos;
         this.clock = b.clock;
         this.sleeper = b.sleeper;
         this.random = b.random;
@@ -138,7 +151,7 @@ public final class ResilientClient {
             }
             HttpResponse<String> response;
             try {
-                response = http.send(request, HttpResponse.BodyHandlers.ofString());
+                response = exchange(request);
             } catch (IOException e) {
                 record(attempts, new Attempt(number, duration(wait), reason, -1, OptionalLong.empty(), String.valueOf(e)));
                 boolean retryable = e instanceof ConnectException || e instanceof HttpConnectTimeoutException || IDEMPOTENT.contains(method);
@@ -171,6 +184,36 @@ public final class ResilientClient {
             String told = hints.retryAfterMicros() >= 0 ? "Retry-After " + seconds(serverWait)
                     : serverWait >= 0 ? "quota back in " + seconds(serverWait) : "no wait given";
             reason = serverWait >= jitter ? told : "back-off (" + told + ")";
+        }
+    }
+
+    /**
+     * One try, bounded by {@code requestTimeout} from sending to the last byte of the body: the
+     * request's own timeout only covers the wait for the response headers, so a body that stalls
+     * would otherwise block forever.
+     */
+    private HttpResponse<String> exchange(HttpRequest request) throws IOException, InterruptedException {
+        CompletableFuture<HttpResponse<String>> pending = http.sendAsync(request, HttpResponse.BodyHandlers.ofString());
+        try {
+            return pending.get(requestTimeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            pending.cancel(true);
+            throw new HttpTimeoutException("no complete response within " + requestTimeout);
+        } catch (InterruptedException e) {
+            pending.cancel(true);
+            throw e;
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            if (cause instanceof RuntimeException re) {
+                throw re;
+            }
+            if (cause instanceof Error err) {
+                throw err;
+            }
+            throw new IOException(cause);
         }
     }
 
@@ -299,9 +342,12 @@ public final class ResilientClient {
             return this;
         }
 
-        /** How long one try may take (default 30s). */
+        /** How long one try may take, from sending to the last byte of the body, {@code > 0} (default 30s). */
         public Builder requestTimeout(Duration timeout) {
-            this.requestTimeout = nonNegative("requestTimeout", timeout);
+            if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("requestTimeout must be a duration > 0, was " + timeout);
+            }
+            this.requestTimeout = timeout;
             return this;
         }
 

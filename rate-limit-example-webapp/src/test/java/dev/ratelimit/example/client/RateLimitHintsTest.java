@@ -39,6 +39,12 @@ class RateLimitHintsTest {
     }
 
     @Test
+    void readsARetryAfterOfMoreThanTwelveDigitsAsAVeryLongWaitNotAsNone() {
+        assertThat(hints("Retry-After", "99999999999999").serverWaitMicros()).isGreaterThanOrEqualTo(999_999_999_999_000_000L);
+        assertThat(hints("Retry-After", "00000000000000030").serverWaitMicros()).isEqualTo(30_000_000);
+    }
+
+    @Test
     void withoutRetryAfterARefusalWaitsUntilTheQuotaIsBackWhenNothingIsLeft() {
         assertThat(hints("RateLimit", "\"login\";r=0;t=40").serverWaitMicros()).isEqualTo(40_000_000);
         assertThat(hints("RateLimit", "\"login\";r=2;t=40").serverWaitMicros()).isEqualTo(-1);

@@ -6,19 +6,31 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import com.sun.net.httpserver.HttpServer;
+
 import java.io.IOException;
 import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.random.RandomGenerator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * {@link ResilientClient} against the real example server, in fake time: the server's filter and
@@ -224,6 +236,76 @@ class ResilientClientTest {
         assertThat(e.response().body()).isEqualTo("{\"token\":\"mock-jwt\"}");
         assertThat(e.attempts()).extracting(Attempt::remaining).containsExactly(java.util.OptionalLong.of(49));
         assertThat(e.gaveUp()).isEqualTo(Optional.empty());
+    }
+
+    @Test
+    void aRetryAfterTooLongToBeANumberIsAVeryLongWaitSoItGivesUpInsteadOfRetryingAtOnce() throws Exception {
+        AtomicInteger requests = new AtomicInteger();
+        HttpServer stub = stub(x -> {
+            requests.incrementAndGet();
+            x.getResponseHeaders().add("Retry-After", "99999999999999");
+            x.sendResponseHeaders(429, -1);
+            x.close();
+        });
+        try {
+            ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).random(NO_JITTER).sleeper(sleeps::add).build();
+
+            Exchange e = client.get("/api/scan");
+
+            assertThat(e.status()).isEqualTo(429);
+            assertThat(e.attempts()).hasSize(1);
+            assertThat(e.gaveUp()).hasValueSatisfying(why -> assertThat(why).startsWith("the next wait (").endsWith(
+                    ") would exceed the total wait budget (30.000s, 0.000s used)"));
+            assertThat(sleeps).isEmpty();
+            assertThat(requests).hasValue(1);
+        } finally {
+            stub.stop(0);
+        }
+    }
+
+    @Test
+    void aTryWhoseBodyStallsEndsAtTheRequestTimeout() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        HttpServer stub = stub(x -> {
+            x.sendResponseHeaders(200, 100);
+            x.getResponseBody().write("{\"par".getBytes(StandardCharsets.UTF_8));
+            x.getResponseBody().flush();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            x.close();
+        });
+        try {
+            ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).sleeper(sleeps::add).maxRetries(0)
+                    .requestTimeout(Duration.ofMillis(300)).build();
+
+            assertTimeoutPreemptively(Duration.ofSeconds(20), () ->
+                    assertThatThrownBy(() -> client.get("/api/scan")).isInstanceOf(HttpTimeoutException.class));
+        } finally {
+            release.countDown();
+            stub.stop(0);
+        }
+    }
+
+    @Test
+    void rejectsARequestTimeoutOfZeroWhenBuiltNotOnEverySend() {
+        assertThatThrownBy(() -> ResilientClient.builder(URI.create("http://localhost")).requestTimeout(Duration.ZERO))
+                .hasMessage("requestTimeout must be a duration > 0, was PT0S");
+    }
+
+    /** A server on the loopback address answering every request with {@code handler}. */
+    private static HttpServer stub(HttpHandler handler) throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.setExecutor(Executors.newCachedThreadPool());
+        server.createContext("/", handler);
+        server.start();
+        return server;
+    }
+
+    private static URI uri(HttpServer server) {
+        return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
     }
 
     private Instant now() {

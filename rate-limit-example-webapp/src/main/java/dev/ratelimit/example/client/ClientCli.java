@@ -79,7 +79,15 @@ public final class ClientCli {
                 }
             }
             method = flags.text("method", path.endsWith("/login") ? "POST" : "GET").toUpperCase(Locale.ROOT);
-            if (!method.matches("[A-Z]{1,16}")) {
+            boolean sendable = method.matches("[A-Z]{1,16}");
+            if (sendable) {
+                try {
+                    HttpRequest.newBuilder().method(method, HttpRequest.BodyPublishers.noBody()); // refuses CONNECT
+                } catch (IllegalArgumentException e) {
+                    sendable = false;
+                }
+            }
+            if (!sendable) {
                 throw flags.invalid("method", "must be an HTTP method such as GET or POST");
             }
             body = method.equals("POST") || method.equals("PUT") ? flags.text("body", "{\"user\":\"demo\"}") : null;

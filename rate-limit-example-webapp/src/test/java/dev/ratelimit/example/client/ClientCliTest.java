@@ -81,6 +81,14 @@ class ClientCliTest {
     }
 
     @Test
+    void aMethodTheHttpClientCannotSendIsOneLineAndExitCode2() throws InterruptedException {
+        assertThat(run("--url=" + app.uri(), "--method=CONNECT", "--requests=1")).isEqualTo(2);
+
+        assertThat(err()).isEqualTo("ResilientClient CLI: --method=\"CONNECT\": must be an HTTP method such as GET or POST (--help lists every flag)\n");
+        assertThat(out()).isEmpty();
+    }
+
+    @Test
     void printsTheUrlItRequestsWhenTheBaseUrlHasAPath() throws InterruptedException {
         run("--url=" + app.uri() + "/base", "--requests=1");
 

@@ -54,8 +54,15 @@ final class ConfigJson {
 
     static RateLimitConfig read(InputStream in, String source) throws IOException {
         JsonNode root;
-        try {
-            root = MAPPER.readTree(in);
+        try (JsonParser parser = MAPPER.createParser(in)) {
+            root = MAPPER.readTree(parser);
+            // A file is one JSON document: whatever follows it (a second object, a stray bracket) is an
+            // error, not silently ignored.
+            if (root != null && parser.nextToken() != null) {
+                throw new InvalidConfigurationException(source, "is not valid JSON: unexpected content after the end of the "
+                        + "configuration object at line " + parser.currentLocation().getLineNr() + ", column "
+                        + parser.currentLocation().getColumnNr());
+            }
         } catch (JsonProcessingException e) {
             throw new InvalidConfigurationException(source, "is not valid JSON: " + e.getOriginalMessage()
                     + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr()));

@@ -60,6 +60,17 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
             if (!EndpointRule.NAME.matcher(tier).matches()) {
                 throw new InvalidConfigurationException("tiers", "tier names must be 1-64 characters of [A-Za-z0-9._-], was \"" + tier + "\"");
             }
+            if (limits == null) {
+                throw new InvalidConfigurationException("tiers." + tier, "must map endpoints to limits, was null");
+            }
+            // The filter and the stores look limits up by name: one named otherwise than its endpoint
+            // would leave that endpoint without a limiter, failing every request to it.
+            limits.forEach((endpoint, limit) -> {
+                if (limit == null || !limit.name().equals(endpoint)) {
+                    throw new InvalidConfigurationException("tiers." + tier + "." + endpoint, "must be a limit named after its "
+                            + "endpoint, \"" + endpoint + "\", was " + (limit == null ? "null" : "named \"" + limit.name() + "\""));
+                }
+            });
             copy.put(tier, Map.copyOf(limits));
         });
         tiers = java.util.Collections.unmodifiableMap(copy);

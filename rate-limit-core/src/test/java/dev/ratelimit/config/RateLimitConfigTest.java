@@ -143,6 +143,24 @@ class RateLimitConfigTest {
         assertThat(DurationFormat.format(Duration.ofMillis(1500))).isEqualTo("1500ms");
     }
 
+    @Test
+    void contentAfterTheConfigurationObjectIsAnError() {
+        String config = tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 5, \"window\": \"1m\"}");
+        assertThatThrownBy(() -> parse(config + "\n{\"defaultTier\": \"pro\"}"))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("test.json: is not valid JSON: unexpected content after the end of the configuration object at line 2, column 2");
+        assertThatThrownBy(() -> parse(config + "}")).hasMessageStartingWith("test.json: is not valid JSON: Unexpected close marker '}'");
+        assertThat(parse(config + "\n\t \n").defaultTier()).isEqualTo("pro");
+    }
+
+    @Test
+    void aLimitMustBeNamedAfterItsEndpoint() {
+        assertThatThrownBy(() -> new RateLimitConfig("free", Map.of("free", Map.of("scan", Limit.of("other", TokenBucket.perSecond(10, 1)))),
+                Map.of(), java.util.List.of(EndpointRule.of("GET", "/api/scan", "scan")), java.util.Optional.empty(), Allowlist.NONE, false))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("tiers.free.scan: must be a limit named after its endpoint, \"scan\", was named \"other\"");
+    }
+
     private static String tiers(String endpoints) {
         return "{\"defaultTier\": \"pro\", \"tiers\": {\"pro\": {" + endpoints + "}}}";
     }

@@ -127,6 +127,10 @@ final class InitParams {
                 types.add(parse("dispatcher-types", dispatchers, () -> DispatcherType.valueOf(type.trim().toUpperCase(Locale.ROOT)),
                         "must be a comma-separated list of REQUEST, FORWARD, INCLUDE, ASYNC, ERROR"));
             }
+            if (types.isEmpty()) {
+                // "," splits into nothing at all
+                throw invalid("dispatcher-types", dispatchers, "must be a comma-separated list of REQUEST, FORWARD, INCLUDE, ASYNC, ERROR");
+            }
             builder.dispatcherTypes(types.get(0), types.subList(1, types.size()).toArray(new DispatcherType[0]));
         }
         builder.ownedStore(store(mode));

@@ -33,6 +33,7 @@ class InitParamsTest {
             "failure-mode       | sometimes       | init-param failure-mode=\"sometimes\": must be FAIL_OPEN, FAIL_CLOSED or LOCAL_FALLBACK",
             "shadow             | yes             | init-param shadow=\"yes\": must be true or false",
             "dispatcher-types   | REQUEST,NOPE    | init-param dispatcher-types=\"REQUEST,NOPE\": must be a comma-separated list",
+            "dispatcher-types   | ,               | init-param dispatcher-types=\",\": must be a comma-separated list",
             "forwarded-header   | X-Real-IP       | init-param forwarded-header=\"X-Real-IP\": must be X-Forwarded-For or Forwarded",
             "api-key-header     | X API Key       | init-param api-key-header: must be an HTTP header name, was \"X API Key\"",
             "max-keys-per-limit | 0               | init-param max-keys-per-limit=\"0\": must be >= 1, was 0",
@@ -53,6 +54,7 @@ class InitParamsTest {
             "redis-key-prefix | rl {x}      | init-param redis-key-prefix=\"rl {x}\": must be at most 64 printable ASCII characters",
             "redis-timeout    | soon        | init-param redis-timeout=\"soon\": must be a duration such as 500ms or 2s",
             "redis-timeout    | 2m          | init-param redis-timeout=\"2m\": must be between 1 ms and 60 s, was PT2M",
+            "redis-timeout    | 999999999999d | init-param redis-timeout=\"999999999999d\": must be between 1 ms and 60 s, was PT23999999999976H",
     })
     void failsInitNamingTheRedisParam(String name, String value, String expected) {
         assertThat(initFailure("store", "redis://127.0.0.1:1", name, value)).startsWith("RateLimitFilter rateLimit: ").contains(expected);

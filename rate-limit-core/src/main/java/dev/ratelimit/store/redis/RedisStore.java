@@ -381,7 +381,8 @@ public final class RedisStore implements RateLimitStore {
         }
 
         private static Duration timeout(String field, Duration d) {
-            if (d == null || d.toMillis() < 1 || d.compareTo(MAX_TIMEOUT) > 0) {
+            // Compared, not converted: toMillis() overflows (ArithmeticException) for durations beyond 292 million years.
+            if (d == null || d.compareTo(Duration.ofMillis(1)) < 0 || d.compareTo(MAX_TIMEOUT) > 0) {
                 throw new InvalidConfigurationException(field, "must be between 1 ms and 60 s, was " + d);
             }
             return d;

@@ -29,6 +29,11 @@ class RedisStoreBuilderTest {
         assertThatThrownBy(() -> b.connectTimeout(Duration.ZERO)).hasMessage("connectTimeout: must be between 1 ms and 60 s, was PT0S");
         assertThatThrownBy(() -> b.readTimeout(Duration.ofMinutes(2))).hasMessage("readTimeout: must be between 1 ms and 60 s, was PT2M");
         assertThatThrownBy(() -> b.readTimeout(null)).hasMessage("readTimeout: must be between 1 ms and 60 s, was null");
+        assertThatThrownBy(() -> b.readTimeout(Duration.ofDays(999_999_999_999L)))
+                .hasMessage("readTimeout: must be between 1 ms and 60 s, was PT23999999999976H");
+        assertThatThrownBy(() -> b.connectTimeout(Duration.ofDays(-999_999_999_999L)))
+                .hasMessage("connectTimeout: must be between 1 ms and 60 s, was PT-23999999999976H");
+        assertThatThrownBy(() -> b.connectTimeout(Duration.ofNanos(999_999))).hasMessage("connectTimeout: must be between 1 ms and 60 s, was PT0.000999999S");
         assertThatThrownBy(() -> b.circuitBreaker(0, Duration.ofSeconds(1)))
                 .hasMessage("circuitBreaker.consecutiveFailures: must be >= 1, was 0");
         assertThatThrownBy(() -> b.circuitBreaker(3, Duration.ofMillis(-1)))

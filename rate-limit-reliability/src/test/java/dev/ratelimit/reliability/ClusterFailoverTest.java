@@ -110,6 +110,18 @@ class ClusterFailoverTest {
         assertThat(all).as("local fallback: never a 503").noneMatch(e -> e.status() == 503);
         assertThat(onVictim).as("some load keys live on the killed master").isNotEmpty();
         assertThat(worstAfter).as("after the failover every key is within its bound again").isLessThanOrEqualTo(0);
+        // The fault reached the load: the killed master's keys were decided by the local fallback (its share
+        // of the limit, capacity 10 of 20) between the kill and shared limiting.
+        String localLimit = Long.toString(Faults.HALF_SCAN_LIMIT.policies().get(0).limit());
+        assertThat(Faults.where(failover, e -> onVictim.contains(e.key())))
+                .as("answers of the local fallback (X-RateLimit-Limit %s) for the killed master's keys", localLimit)
+                .anyMatch(e -> localLimit.equals(e.limit()));
+        // One breaker per master: the dead master's opens on each instance (the store's "circuit breaker open"
+        // line), although the other masters keep answering. With one breaker for the whole store their
+        // successes kept it closed and the dead master's clients waited out the timeouts on every request.
+        assertThat(storeLines.keySet()).as("store lines from the two instances: %s", storeLines).hasSize(2);
+        storeLines.forEach((instance, lines) -> assertThat(lines).as("%s: the dead master's breaker opened", instance)
+                .anyMatch(l -> l.contains("circuit breaker open")));
         // While one master is down, failures and successes interleave: the store must not log each flap.
         storeLines.forEach((instance, lines) -> assertThat(lines.stream().filter(l -> l.contains(" is failing; ")))
                 .as("%s: 'is failing' lines, at most one a minute: %s", instance, lines).hasSizeLessThanOrEqualTo(1));

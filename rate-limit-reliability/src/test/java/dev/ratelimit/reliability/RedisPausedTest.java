@@ -11,6 +11,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,6 +42,7 @@ class RedisPausedTest {
     @ValueSource(strings = {"SIGSTOP", "CLIENT PAUSE"})
     void requestsWaitNoLongerThanTheTimeoutWhileRedisHangs(String how) {
         List<String> keys = Faults.keys(Faults.LOAD_KEYS);
+        long logMark = AppLog.mark();
         List<Exchange> all;
         long pausing;
         long resuming;
@@ -87,5 +90,18 @@ class RedisPausedTest {
         assertThat(paused.count()).as("requests during the pause").isPositive();
         assertThat(paused.max()).as("slowest request during the pause (us)").isLessThanOrEqualTo(2 * Faults.TIMEOUT_MICROS + SLACK_MICROS);
         assertThat(shared - resumed).as("shared again after the pause (us)").isLessThanOrEqualTo(5_000_000);
+        // The fault happened, and the instances decided without Redis meanwhile: answers of the local
+        // fallback (its share of the limit, capacity 10 of 20) during the pause.
+        String localLimit = Long.toString(Faults.HALF_SCAN_LIMIT.policies().get(0).limit());
+        assertThat(during).as("answers of the local fallback (X-RateLimit-Limit %s) during the pause", localLimit)
+                .anyMatch(e -> localLimit.equals(e.limit()));
+        // "Once the circuit breaker opens they are decided locally at once": it did open, on each instance.
+        // (A breaker that never opens keeps every request within 2 x timeout too, so the latency bound alone
+        // cannot tell.)
+        Map<String, List<String>> storeLines = AppLog.linesSince(logMark).stream().filter(l -> l.contains("RedisStore"))
+                .collect(Collectors.groupingBy(AppLog::pool));
+        assertThat(storeLines.keySet()).as("store lines from the two instances: %s", storeLines).hasSize(2);
+        storeLines.forEach((instance, lines) -> assertThat(lines).as("%s: the circuit breaker opened during the pause", instance)
+                .anyMatch(l -> l.contains("circuit breaker open")));
     }
 }

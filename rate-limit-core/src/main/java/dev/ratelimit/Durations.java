@@ -10,9 +10,14 @@ public final class Durations {
     private Durations() {
     }
 
-    /** {@code d} in microseconds, truncated toward zero. */
+    /**
+     * {@code d} in microseconds, rounded down to a whole microsecond (toward negative infinity, like
+     * {@link Duration#getSeconds()}: {@code -0.5 µs} is {@code -1}).
+     *
+     * @throws ArithmeticException if that does not fit in a long (about 292,000 years)
+     */
     public static long toMicros(Duration d) {
-        return d.getSeconds() * 1_000_000L + d.getNano() / 1_000L;
+        return Math.addExact(Math.multiplyExact(d.getSeconds(), 1_000_000L), d.getNano() / 1_000L);
     }
 
     /** {@code micros} microseconds as a Duration. */

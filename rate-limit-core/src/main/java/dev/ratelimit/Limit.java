@@ -3,6 +3,7 @@ package dev.ratelimit;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -46,9 +47,11 @@ public record Limit(String name, List<Policy> policies) {
         policies = List.copyOf(policies);
     }
 
-    /** A limit named {@code name} made of {@code policies}. */
+    /** A limit named {@code name} made of {@code policies}; validated as by the constructor. */
     public static Limit of(String name, Policy... policies) {
-        return new Limit(name, List.of(policies));
+        // Arrays.asList, not List.of: List.of throws a bare NullPointerException on a null policy
+        // before the constructor can name its index.
+        return new Limit(name, policies == null ? null : Arrays.asList(policies));
     }
 
     /** Whether this limit combines more than one policy. */

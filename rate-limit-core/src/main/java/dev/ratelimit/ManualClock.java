@@ -17,9 +17,13 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ManualClock implements Clock {
     private final AtomicLong micros;
 
-    /** Starts at {@code start}, truncated to whole microseconds. */
+    /**
+     * Starts at {@code start}, rounded down to whole microseconds.
+     *
+     * @throws ArithmeticException if {@code start} is beyond a long of microseconds (about 292,000 years from 1970)
+     */
     public ManualClock(Instant start) {
-        this(start.getEpochSecond() * 1_000_000L + start.getNano() / 1_000L);
+        this(Math.addExact(Math.multiplyExact(start.getEpochSecond(), 1_000_000L), start.getNano() / 1_000L));
     }
 
     /** Starts at {@code startMicros} microseconds since the epoch. */
@@ -32,15 +36,23 @@ public final class ManualClock implements Clock {
         return micros.get();
     }
 
-    /** Moves the clock forward (or back, for a negative duration) by {@code by}. */
+    /**
+     * Moves the clock forward (or back, for a negative duration) by {@code by}, rounded down to whole
+     * microseconds.
+     *
+     * @throws ArithmeticException if the time would overflow a long of microseconds (the clock then stays put)
+     */
     public ManualClock advance(Duration by) {
-        micros.addAndGet(Durations.toMicros(by));
-        return this;
+        return advanceMicros(Durations.toMicros(by));
     }
 
-    /** Moves the clock by {@code deltaMicros} microseconds. */
+    /**
+     * Moves the clock by {@code deltaMicros} microseconds.
+     *
+     * @throws ArithmeticException if the time would overflow a long (the clock then stays put)
+     */
     public ManualClock advanceMicros(long deltaMicros) {
-        micros.addAndGet(deltaMicros);
+        micros.accumulateAndGet(deltaMicros, Math::addExact);
         return this;
     }
 

@@ -19,9 +19,9 @@ public interface RateLimiter {
      * Takes {@code cost} from the key's quota if every policy of the limit allows it, and otherwise
      * takes nothing.
      *
-     * @param key  the client's key; any string
+     * @param key  the client's key; any string, not null
      * @param cost the request's weight, {@code >= 1}
-     * @throws IllegalArgumentException if {@code cost < 1}
+     * @throws IllegalArgumentException if {@code key} is null or {@code cost < 1}
      */
     Decision tryAcquire(String key, long cost);
 

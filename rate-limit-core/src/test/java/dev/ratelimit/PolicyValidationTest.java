@@ -86,4 +86,15 @@ class PolicyValidationTest {
         Limit b = Limit.of("scan", TokenBucket.perSecond(10, 2));
         assertThat(a.fingerprint()).hasSize(16).isEqualTo(Limit.of("scan", TokenBucket.perSecond(10, 1)).fingerprint()).isNotEqualTo(b.fingerprint());
     }
+
+    @Test
+    void limitOfANullPolicyNamesItsIndexLikeTheConstructor() {
+        TokenBucket bucket = TokenBucket.perSecond(10, 1);
+        assertThatThrownBy(() -> Limit.of("scan", bucket, null))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("policies[1]: must not be null");
+        assertThatThrownBy(() -> Limit.of("scan", (Policy[]) null))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("policies: must name at least one policy, was null");
+    }
 }

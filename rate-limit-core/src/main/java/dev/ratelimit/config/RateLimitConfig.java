@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -171,7 +172,8 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
 
         /** Adds a policy to {@code endpoint} in {@code tier}; several make a composite limit. */
         public Builder limit(String tier, String endpoint, Policy... policies) {
-            tiers.computeIfAbsent(tier, t -> new LinkedHashMap<>()).computeIfAbsent(endpoint, e -> new ArrayList<>()).addAll(List.of(policies));
+            tiers.computeIfAbsent(tier, t -> new LinkedHashMap<>()).computeIfAbsent(endpoint, e -> new ArrayList<>())
+                    .addAll(policies == null ? Arrays.asList((Policy) null) : Arrays.asList(policies));
             return this;
         }
 
@@ -189,7 +191,11 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
 
         /** The limit for requests that match no rule (default: unlimited). */
         public Builder unmatched(Policy... policies) {
-            this.unmatched = Limit.of(UNMATCHED_NAME, policies);
+            try {
+                this.unmatched = Limit.of(UNMATCHED_NAME, policies);
+            } catch (InvalidConfigurationException e) {
+                throw e.under("unmatched");
+            }
             return this;
         }
 
@@ -210,7 +216,13 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
             Map<String, Map<String, Limit>> limits = new LinkedHashMap<>();
             tiers.forEach((tier, endpointsOfTier) -> {
                 Map<String, Limit> byEndpoint = new LinkedHashMap<>();
-                endpointsOfTier.forEach((endpoint, policies) -> byEndpoint.put(endpoint, new Limit(endpoint, policies)));
+                endpointsOfTier.forEach((endpoint, policies) -> {
+                    try {
+                        byEndpoint.put(endpoint, new Limit(endpoint, policies));
+                    } catch (InvalidConfigurationException e) {
+                        throw e.under("tiers." + tier + "." + endpoint);
+                    }
+                });
                 limits.put(tier, byEndpoint);
             });
             return new RateLimitConfig(defaultTier, limits, tierPrefixes, endpoints, Optional.ofNullable(unmatched), allowlist, shadow);

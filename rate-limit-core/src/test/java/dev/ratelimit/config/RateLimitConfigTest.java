@@ -172,4 +172,22 @@ class RateLimitConfigTest {
             throw new java.io.UncheckedIOException(e);
         }
     }
+
+    @Test
+    void aBadLimitBuiltInCodeNamesItsTierAndEndpoint() {
+        TokenBucket bucket = TokenBucket.perSecond(10, 1);
+        assertThatThrownBy(() -> RateLimitConfig.builder().limit("free", "scan", bucket, null).build())
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("tiers.free.scan.policies[1]: must not be null");
+        RateLimitConfig.Builder nine = RateLimitConfig.builder();
+        for (int i = 1; i <= 9; i++) {
+            nine.limit("free", "scan", TokenBucket.perSecond(i, 1));
+        }
+        assertThatThrownBy(nine::build)
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("tiers.free.scan.policies: must have at most 8 policies, was 9");
+        assertThatThrownBy(() -> RateLimitConfig.builder().unmatched(bucket, null))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("unmatched.policies[1]: must not be null");
+    }
 }

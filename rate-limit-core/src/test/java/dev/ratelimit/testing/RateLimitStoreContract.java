@@ -277,4 +277,12 @@ public abstract class RateLimitStoreContract {
         assertThat(run.acquire(3).verdict()).isEqualTo(Verdict.COST_EXCEEDS_LIMIT);
         assertDecision(run.acquire(2), Verdict.ALLOWED, 0, 1_000_000, 0);
     }
+
+    @Test
+    void aNullKeyIsAnIllegalArgumentNamingTheKey() {
+        RateLimiter limiter = store.limiter(Limit.of("nullkey", Policy.fixedWindow(5, Duration.ofSeconds(1))));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> limiter.tryAcquire(null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("key");
+    }
 }

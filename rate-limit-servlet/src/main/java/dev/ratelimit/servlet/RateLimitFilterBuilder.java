@@ -14,6 +14,7 @@ import dev.ratelimit.servlet.headers.HeaderStyle;
 import dev.ratelimit.store.memory.MemoryStore;
 import jakarta.servlet.DispatcherType;
 
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
@@ -111,7 +112,8 @@ public final class RateLimitFilterBuilder {
 
     /** The proxies whose forwarding header is believed, as CIDR blocks (default none). */
     public RateLimitFilterBuilder trustedProxies(String... cidrs) {
-        return trustedProxies(List.of(required("trustedProxies", cidrs)));
+        // Arrays.asList, not List.of: a null entry must reach TrustedProxies.of, which names its index.
+        return trustedProxies(Arrays.asList(required("trustedProxies", cidrs)));
     }
 
     /** The proxies whose forwarding header is believed, as CIDR blocks (default none). */
@@ -148,7 +150,11 @@ public final class RateLimitFilterBuilder {
      * error page.
      */
     public RateLimitFilterBuilder dispatcherTypes(DispatcherType first, DispatcherType... rest) {
-        this.dispatcherTypes = EnumSet.of(required("dispatcherTypes", first), rest);
+        EnumSet<DispatcherType> types = EnumSet.of(required("dispatcherTypes", first));
+        for (DispatcherType type : required("dispatcherTypes", rest)) {
+            types.add(required("dispatcherTypes", type));
+        }
+        this.dispatcherTypes = types;
         return this;
     }
 

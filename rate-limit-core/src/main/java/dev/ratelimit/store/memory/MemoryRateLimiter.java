@@ -42,6 +42,9 @@ final class MemoryRateLimiter implements RateLimiter {
         if (cost < 1) {
             throw new IllegalArgumentException("cost must be >= 1, was " + cost);
         }
+        if (key == null) {
+            throw new IllegalArgumentException("key must not be null");
+        }
         long hash = keyHash.hash(key);
         // Top bits pick the shard; the shard's table indexes with bits from 8 up, so the two are independent.
         Shard shard = shardShift == 64 ? shards[0] : shards[(int) (hash >>> shardShift)];

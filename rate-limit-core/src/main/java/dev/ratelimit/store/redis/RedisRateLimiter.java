@@ -20,7 +20,7 @@ import java.util.function.Supplier;
  * the master that holds the client's keys), one script call
  * (retried once on a fresh connection if it failed fast, as a connection broken by a Redis restart
  * does; never after a timeout), and, if that fails or is not made, the failure mode. Nothing but {@link IllegalArgumentException} for a
- * cost below 1 leaves {@link #tryAcquire}.
+ * null key or a cost below 1 leaves {@link #tryAcquire}.
  */
 final class RedisRateLimiter implements RateLimiter {
     private final ScriptLimit script;

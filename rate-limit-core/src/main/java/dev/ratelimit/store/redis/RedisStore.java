@@ -105,7 +105,12 @@ public final class RedisStore implements RateLimitStore {
                 id -> new RedisRateLimiter(limit, settings, () -> fallbackLimiter(limit)));
     }
 
-    /** Closes the Redis connections this store opened (not a client passed to {@link Builder#client}). */
+    /**
+     * Closes the Redis connections this store opened (not a client passed to {@link Builder#client});
+     * closing again does nothing. The store cannot be reopened: its limiters then answer by the
+     * {@link FailureMode}, as in an outage (reported as one, with the cause "the Redis store is
+     * closed"), and never throw.
+     */
     @Override
     public void close() {
         settings.connections().close();

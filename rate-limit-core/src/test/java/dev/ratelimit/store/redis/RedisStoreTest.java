@@ -191,6 +191,19 @@ class RedisStoreTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("cost must be >= 1, was 0");
     }
 
+    @Test
+    void aClosedStoreAnswersByItsFailureModeAndClosesOnce() {
+        RedisStore closing = RedisStore.builder().url(redis.url()).failureMode(dev.ratelimit.FailureMode.FAIL_CLOSED)
+                .readTimeout(Duration.ofSeconds(2)).build();
+        RateLimiter limiter = closing.limiter(Limit.of("closing", Policy.fixedWindow(5, LONG)));
+        assertThat(limiter.tryAcquire("k").source()).isEqualTo(Source.STORE);
+        closing.close();
+        closing.close();
+        Decision after = limiter.tryAcquire("k");
+        assertThat(after.verdict()).isEqualTo(Verdict.STORE_UNAVAILABLE);
+        assertThat(after.source()).isEqualTo(Source.FAIL_CLOSED);
+    }
+
     private static List<String> scan(String pattern) {
         List<String> keys = new ArrayList<>();
         String cursor = "0";

@@ -1,7 +1,8 @@
 'use strict';
 /*
- * The live dashboard. Polls /metrics (Prometheus' text format) every second, keeps five minutes of
- * samples in memory and redraws plain SVG charts. No library, nothing from another host.
+ * The live dashboard. Polls /metrics (Prometheus' text format) every second, draws the last five
+ * minutes as plain SVG charts (keeping one minute more in memory: the baseline of the oldest
+ * per-minute point). No library, nothing from another host.
  *
  * It reads the series a Prometheus server would store, and computes what Grafana would:
  *  - 429s: ratelimit_decisions_total with outcome "rejected" or "fallback_rejected" (the filter's
@@ -16,9 +17,10 @@
  */
 (function () {
   const POLL_MS = 1000;
-  const KEEP_S = 300;        // history kept and drawn
+  const KEEP_S = 300;        // history drawn
   const RATE_S = 10;         // window of per-second rates and latency percentiles
   const MINUTE_S = 60;       // window of "429s per minute" and of the remaining-quota distribution
+  const KEPT_S = KEEP_S + MINUTE_S; // history kept: the oldest point drawn still has a minute before it
   const REJECTED = new Set(['rejected', 'fallback_rejected']);
   const ALLOWED = new Set(['allowed', 'fallback_allowed', 'failed_open', 'shadow_rejected']);
   const COLORS = ['#c81e1e', '#2563eb', '#2f8132', '#d69e2e', '#7c3aed', '#0e7490', '#db2777', '#52606d', '#65a30d'];
@@ -53,7 +55,7 @@
 
   /** One poll, reduced to what the charts need. */
   function summarize(text, t) {
-    const s = { t, rejected: new Map(), allowed: new Map(), latency: new Map(), remaining: new Map(), health: null };
+    const s = { t, rejected: new Map(), allowed: new Map(), latency: new Map(), remaining: new Map(), health: null, total429: 0 };
     for (const line of text.split('\n')) {
       if (line === '' || line[0] === '#') continue;
       const m = LINE.exec(line);
@@ -62,7 +64,7 @@
       const value = number(m[3]);
       switch (m[1]) {
         case 'ratelimit_decisions_total':
-          if (REJECTED.has(l.outcome)) add(s.rejected, l.tier + ' / ' + l.endpoint, value);
+          if (REJECTED.has(l.outcome)) { add(s.rejected, l.tier + ' / ' + l.endpoint, value); s.total429 += value; }
           else if (ALLOWED.has(l.outcome)) add(s.allowed, l.tier, value);
           break;
         case 'ratelimit_decision_seconds_bucket':
@@ -83,6 +85,37 @@
 
   function increase(now, then) {
     return now >= then ? now - then : now;
+  }
+
+  /**
+   * Turns one series' values as read (since the app started) into totals that only grow, as
+   * Prometheus' rate() sees them: each poll adds its increase over the previous poll, and a value
+   * that went down (the app restarted) adds itself. So a window spanning a restart still counts what
+   * came before it. A histogram (`whole`) resets as a whole: if any bucket went down, every bucket
+   * counts from zero, which keeps its buckets cumulative. A series that vanished keeps its total.
+   */
+  function accumulate(read, prev, whole) {
+    const raw = new Map(prev ? prev.raw : []);
+    const total = new Map(prev ? prev.total : []);
+    let reset = false;
+    if (whole) for (const [key, value] of read) if (value < (raw.get(key) || 0)) reset = true;
+    for (const [key, value] of read) {
+      const before = raw.get(key) || 0;
+      total.set(key, (total.get(key) || 0) + (reset ? value : increase(value, before)));
+      raw.set(key, value);
+    }
+    return { raw, total };
+  }
+
+  /** s's series as totals continuing those of prev (the previous sample, or none). */
+  function continueFrom(s, prev) {
+    for (const [name, whole] of [['rejected', false], ['allowed', false], ['latency', true], ['remaining', true]]) {
+      const acc = accumulate(s[name], prev && prev.acc[name], whole);
+      s.acc = s.acc || {};
+      s.acc[name] = acc;
+      s[name] = acc.total;
+    }
+    return s;
   }
 
   /** The oldest sample at most `seconds` older than samples[i] (samples[i] itself when it is the first). */
@@ -162,7 +195,11 @@
   }
 
   function colorFor(key) {
-    if (!colorOf.has(key)) colorOf.set(key, COLORS[colorOf.size % COLORS.length]);
+    if (!colorOf.has(key)) {
+      const k = colorOf.size;
+      // The palette first, then hues a golden angle apart: no two series share a color.
+      colorOf.set(key, k < COLORS.length ? COLORS[k] : 'hsl(' + ((k * 137.508) % 360).toFixed(1) + ', 70%, 40%)');
+    }
     return colorOf.get(key);
   }
 
@@ -177,9 +214,17 @@
     return (v) => pad.t + (h - pad.t - pad.b) * (1 - v / top);
   }
 
-  /** Seconds shown on the time axis: the history kept so far, at least a minute, at most five. */
+  /** Index of the oldest sample drawn: at most KEEP_S older than the newest (older ones are only baselines). */
+  function firstShown() {
+    const now = samples[samples.length - 1].t;
+    let i = 0;
+    while (samples[i].t < now - KEEP_S) i++;
+    return i;
+  }
+
+  /** Seconds shown on the time axis: the history drawn so far, at least a minute, at most five. */
   function span() {
-    return Math.min(KEEP_S, Math.max(MINUTE_S, samples[samples.length - 1].t - samples[0].t));
+    return Math.min(KEEP_S, Math.max(MINUTE_S, samples[samples.length - 1].t - samples[firstShown()].t));
   }
 
   /** Lines over the history: series = [{name, color, points: [[t, v or null]]}]. */
@@ -243,7 +288,9 @@
     svg.replaceChildren();
     const now = samples[samples.length - 1].t;
     const x = (t) => w * (1 - (now - t) / span());
+    const from = firstShown();
     samples.forEach((s, i) => {
+      if (i < from) return;
       const next = i + 1 < samples.length ? samples[i + 1].t : now + POLL_MS / 1000;
       const left = Math.max(0, x(s.t));
       svg.appendChild(el('rect', { x: left, y: 4, width: Math.max(1, x(next) - left), height: h - 8,
@@ -254,13 +301,14 @@
   // ---------- the page ----------
 
   function series(pick, window, perSecond) {
+    const from = firstShown();
     const names = new Set();
-    for (const s of samples) for (const [key, v] of pick(s)) if (v > 0) names.add(key);
+    for (const s of samples.slice(from)) for (const [key, v] of pick(s)) if (v > 0) names.add(key);
     return [...names].sort().map((name) => ({
       name,
       color: colorFor(name),
-      points: samples.map((s, i) => {
-        const then = baseline(i, window);
+      points: samples.slice(from).map((s, k) => {
+        const then = baseline(from + k, window);
         if (then === s) return [s.t, null];
         const inc = increase(pick(s).get(name) || 0, pick(then).get(name) || 0);
         return [s.t, perSecond ? inc / (s.t - then.t) : inc];
@@ -275,7 +323,7 @@
     const recent = baseline(i, RATE_S);
     const text = (id, value) => { document.getElementById(id).textContent = value; };
 
-    text('total-429', String(sum(now.rejected)));
+    text('total-429', String(now.total429));
     text('rate-429', String(sum(increases(now.rejected, minuteAgo.rejected))));
     text('rate-allowed', recent === now ? '-' : fmt(sum(increases(now.allowed, recent.allowed)) / (now.t - recent.t)));
     const latency = increases(now.latency, recent.latency);
@@ -288,10 +336,11 @@
       document.getElementById('legend-429'), '/min');
     lineChart(document.getElementById('chart-allowed'), series((s) => s.allowed, RATE_S, true),
       document.getElementById('legend-allowed'), '/s');
+    const from = firstShown();
     const percentiles = [[0.5, 'p50', '#2563eb'], [0.99, 'p99', '#c81e1e']].map(([q, name, color]) => ({
       name, color,
-      points: samples.map((s, k) => {
-        const value = quantile(q, increases(s.latency, baseline(k, RATE_S).latency));
+      points: samples.slice(from).map((s, k) => {
+        const value = quantile(q, increases(s.latency, baseline(from + k, RATE_S).latency));
         return [s.t, value === null ? null : value * 1000];
       }),
     }));
@@ -312,8 +361,8 @@
     try {
       const response = await fetch('/metrics', { cache: 'no-store' });
       if (!response.ok) throw new Error('HTTP ' + response.status);
-      samples.push(summarize(await response.text(), performance.now() / 1000));
-      while (samples.length > 1 && samples[0].t < samples[samples.length - 1].t - KEEP_S) samples.shift();
+      samples.push(continueFrom(summarize(await response.text(), performance.now() / 1000), samples[samples.length - 1]));
+      while (samples.length > 1 && samples[0].t < samples[samples.length - 1].t - KEPT_S - POLL_MS / 1000) samples.shift();
       render();
       status.textContent = 'updated ' + new Date().toLocaleTimeString();
       status.className = 'status';

@@ -75,6 +75,47 @@ class DashboardBrowserTest {
         assertThat(new String(png, 1, 3, StandardCharsets.US_ASCII)).isEqualTo("PNG");
     }
 
+    /**
+     * A long session on the page's fake clock, from {@code src/test/browser/dashboard-replay.mjs}: 12
+     * tiers each refused once and allowed 10 times a second, the app restarting at poll 70, 440 polls.
+     * The tiles count across the restart as Prometheus' increase() does, the remaining-quota bars never
+     * go negative, a steady rate draws a flat line over all five minutes, and no two series share a color.
+     */
+    @Test
+    void countsAcrossARestartAndDrawsALongSessionOfManySeries() throws Exception {
+        BrowserTools tools = BrowserTools.require();
+        try (RunningExample app = RunningExample.start(Clock.system())) {
+            BrowserTools.Result result = tools.runNode("dashboard-replay.mjs", app.uri().toString(), "440");
+            assertThat(result.exitCode()).as("dashboard-replay.mjs said:%n%s", result.output()).isZero();
+            JsonNode shown = JSON.readTree(result.lastLine());
+            assertThat(shown.get("errors")).as("script errors").isEmpty();
+            JsonNode polls = shown.get("polls");
+            for (int p = 11; p < 440; p++) {
+                JsonNode poll = polls.get(p);
+                if (p >= 70) {
+                    assertThat(poll.get("total429").asText()).as("429s since the app restarted, poll %d", p)
+                            .isEqualTo(String.valueOf(12 * (p - 70)));
+                }
+                // The minute before poll p: 12 a second, but nothing in the second the app restarted.
+                assertThat(poll.get("rate429").asText()).as("429s in the last minute, poll %d", p)
+                        .isEqualTo(p < 60 ? String.valueOf(12 * p) : p >= 70 && p < 130 ? "708" : "720");
+                assertThat(poll.get("allowed").asText()).as("allowed / s over 10 s, poll %d", p)
+                        .isEqualTo(p >= 70 && p < 80 ? "108" : "120");
+                assertThat(poll.get("negativeHeights").asInt()).as("negative bars, poll %d", p).isZero();
+            }
+            List<String> strokes = new ArrayList<>();
+            for (JsonNode path : shown.get("chart429")) {
+                assertThat(path.get("ys")).as("a steady 60 429s a minute is a flat line: %s", path).hasSize(1);
+                strokes.add(path.get("stroke").asText());
+            }
+            assertThat(strokes).as("colors of the 429 lines").hasSize(12).doesNotHaveDuplicates();
+            List<String> allowed = new ArrayList<>();
+            shown.get("chartAllowed").forEach(path -> allowed.add(path.get("stroke").asText()));
+            assertThat(allowed).as("colors of the allowed lines").hasSize(12).doesNotHaveDuplicates();
+            assertThat(shown.get("samples").asInt()).as("samples kept: six minutes").isBetween(300, 362);
+        }
+    }
+
     /** About 30 requests a second until told to stop, and never longer than 45 s. */
     private static void steadyTraffic(RunningExample app, AtomicBoolean done) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(45);

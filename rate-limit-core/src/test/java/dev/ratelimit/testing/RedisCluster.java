@@ -19,6 +19,8 @@ import java.util.stream.Collectors;
  *     RedisStore store = RedisStore.builder().url(cluster.url()).build();
  *     cluster.failover(0);                                      // replica of master 0 takes over
  *     cluster.killMasterAndAwaitPromotion(1);                   // master 1 dies, its replica is promoted
+ *     RedisServer added = cluster.addMaster();                  // scale-out: a new, empty master
+ *     cluster.migrateSlot(slot, added);                         // resharding: the slot and its keys move
  * }
  * }</pre>
  */
@@ -26,11 +28,19 @@ public final class RedisCluster implements AutoCloseable {
     /** Hash slots in a Redis Cluster. */
     public static final int SLOTS = 16_384;
     private static final Duration FORM_TIMEOUT = Duration.ofSeconds(30);
+    private static final List<String> CLUSTER_ARGS = List.of(
+            "--cluster-enabled", "yes",
+            "--cluster-config-file", "nodes.conf",
+            "--cluster-node-timeout", "1000",
+            "--cluster-require-full-coverage", "no",
+            "--cluster-replica-validity-factor", "0");
 
+    private final Path binary;
     private final List<RedisServer> nodes;
     private final int masters;
 
-    private RedisCluster(List<RedisServer> nodes, int masters) {
+    private RedisCluster(Path binary, List<RedisServer> nodes, int masters) {
+        this.binary = binary;
         this.nodes = nodes;
         this.masters = masters;
     }
@@ -43,16 +53,11 @@ public final class RedisCluster implements AutoCloseable {
     /** The same, run by {@code binary}. */
     public static RedisCluster start(Path binary, int masters, int replicasPerMaster) {
         List<RedisServer> nodes = new ArrayList<>();
-        RedisCluster cluster = new RedisCluster(nodes, masters);
+        RedisCluster cluster = new RedisCluster(binary, nodes, masters);
         try {
             int total = masters * (1 + replicasPerMaster);
             for (int i = 0; i < total; i++) {
-                nodes.add(RedisServer.start(binary, RedisServer.freePort(true), List.of(
-                        "--cluster-enabled", "yes",
-                        "--cluster-config-file", "nodes.conf",
-                        "--cluster-node-timeout", "1000",
-                        "--cluster-require-full-coverage", "no",
-                        "--cluster-replica-validity-factor", "0")));
+                nodes.add(RedisServer.start(binary, RedisServer.freePort(true), CLUSTER_ARGS));
             }
             cluster.form(replicasPerMaster);
             return cluster;
@@ -139,27 +144,83 @@ public final class RedisCluster implements AutoCloseable {
         if (source == target) {
             return;
         }
-        String sourceId = nodeId(source);
-        String targetId = nodeId(target);
-        target.call("CLUSTER", "SETSLOT", slot, "IMPORTING", sourceId);
-        source.call("CLUSTER", "SETSLOT", slot, "MIGRATING", targetId);
-        while (true) {
-            List<?> keys = (List<?>) source.call("CLUSTER", "GETKEYSINSLOT", slot, 100);
-            if (keys.isEmpty()) {
-                break;
-            }
-            List<Object> command = new ArrayList<>(List.of("MIGRATE", "127.0.0.1", target.port(), "", 0, 5000, "KEYS"));
-            command.addAll(keys);
-            source.call(command.toArray());
+        SlotMigration migration = startMigration(slot, target);
+        migration.moveKeys();
+        migration.finish();
+    }
+
+    /**
+     * Starts moving {@code slot} from its master to {@code target}: {@code target} IMPORTING, the
+     * owner MIGRATING. Until {@link SlotMigration#finish()}, the owner answers ASK for keys it no
+     * longer has, so a test can decide in the middle of a resharding.
+     */
+    public SlotMigration startMigration(int slot, RedisServer target) {
+        RedisServer source = masterOf(slot);
+        if (source == target) {
+            throw new IllegalArgumentException(target + " already serves slot " + slot);
         }
-        target.call("CLUSTER", "SETSLOT", slot, "NODE", targetId);
-        source.call("CLUSTER", "SETSLOT", slot, "NODE", targetId);
-        for (RedisServer master : currentMasters()) {
-            if (master != source && master != target) {
-                master.call("CLUSTER", "SETSLOT", slot, "NODE", targetId);
+        target.call("CLUSTER", "SETSLOT", slot, "IMPORTING", nodeId(source));
+        source.call("CLUSTER", "SETSLOT", slot, "MIGRATING", nodeId(target));
+        return new SlotMigration(slot, source, target);
+    }
+
+    /** A slot being moved between two masters (see {@link #startMigration}). */
+    public final class SlotMigration {
+        private final int slot;
+        private final RedisServer source;
+        private final RedisServer target;
+
+        private SlotMigration(int slot, RedisServer source, RedisServer target) {
+            this.slot = slot;
+            this.source = source;
+            this.target = target;
+        }
+
+        /** MIGRATEs every key of the slot from the owner to the target, 100 keys per call. */
+        public void moveKeys() {
+            while (true) {
+                List<?> keys = (List<?>) source.call("CLUSTER", "GETKEYSINSLOT", slot, 100);
+                if (keys.isEmpty()) {
+                    return;
+                }
+                List<Object> command = new ArrayList<>(List.of("MIGRATE", "127.0.0.1", target.port(), "", 0, 5000, "KEYS"));
+                command.addAll(keys);
+                source.call(command.toArray());
             }
         }
+
+        /** Gives the slot to the target on every master (CLUSTER SETSLOT NODE) and waits until all agree. */
+        public void finish() {
+            String targetId = nodeId(target);
+            target.call("CLUSTER", "SETSLOT", slot, "NODE", targetId);
+            source.call("CLUSTER", "SETSLOT", slot, "NODE", targetId);
+            for (RedisServer master : currentMasters()) {
+                if (master != source && master != target) {
+                    master.call("CLUSTER", "SETSLOT", slot, "NODE", targetId);
+                }
+            }
+            awaitHealthy();
+        }
+    }
+
+    /**
+     * Scale-out: starts a new, empty master with no slots (the cluster arguments of {@link #start}),
+     * has it meet the cluster, and waits until every node knows it. Give it slots with
+     * {@link #migrateSlot} or {@link #startMigration}. Redis Functions libraries are not copied to it:
+     * FUNCTION LOAD does not replicate between masters.
+     */
+    public RedisServer addMaster() {
+        RedisServer node = RedisServer.start(binary, RedisServer.freePort(true), CLUSTER_ARGS);
+        // Meeting every node, not just one, spares waiting for gossip to introduce it to the others.
+        for (RedisServer other : nodes) {
+            if (other.isRunning()) {
+                node.call("CLUSTER", "MEET", "127.0.0.1", other.port());
+            }
+        }
+        nodes.add(node);
+        awaitAllKnowEachOther();
         awaitHealthy();
+        return node;
     }
 
     /** A manual failover: a replica of the {@code masterIndex}-th current master takes over, with no data loss. */

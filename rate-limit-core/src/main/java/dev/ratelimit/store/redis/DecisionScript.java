@@ -107,7 +107,19 @@ final class DecisionScript {
                 return toLongs(calls.fcall(redis, library.function(), keys, args));
             } catch (JedisDataException e) {
                 if (library.recover(redis, keys.get(0), e)) {
-                    return toLongs(calls.fcall(redis, library.function(), keys, args));
+                    try {
+                        return toLongs(calls.fcall(redis, library.function(), keys, args));
+                    } catch (JedisDataException again) {
+                        if (!FunctionLibrary.isNotFound(again)) {
+                            throw again;
+                        }
+                        // Loaded, yet still missing where the call went: a Cluster master importing the
+                        // keys' slot during a resharding, reached through ASK, which FUNCTION LOAD (sent
+                        // to the masters that own slots) does not reach. EVAL carries its script and
+                        // follows the same redirection; once the slot is its own, the master gets the
+                        // library like any other.
+                        return toLongs(redis.eval(source, keys, args));
+                    }
                 }
             }
         }

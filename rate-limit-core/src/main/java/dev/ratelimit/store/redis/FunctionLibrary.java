@@ -17,8 +17,10 @@ import java.util.Locale;
  * <p>The library and function names carry a hash of the code, so instances running different
  * versions during a rolling deploy each call their own. A node that lacks the library (first use,
  * {@code FUNCTION FLUSH}, a new cluster node) says "Function not found"; it is then loaded on the
- * node owning the keys. Redis before 7 (no FCALL) or an ACL that denies FCALL or FUNCTION LOAD turns
- * the library off for the store, which then sends EVALSHA scripts (see {@link DecisionScript}).
+ * node owning the keys (a master importing the keys' slot during a resharding, reached through ASK,
+ * is not, and decides that call by EVAL: see {@link DecisionScript}). Redis before 7 (no FCALL) or an
+ * ACL that denies FCALL or FUNCTION LOAD turns the library off for the store, which then sends
+ * EVALSHA scripts (see {@link DecisionScript}).
  */
 final class FunctionLibrary {
     private static final Logger LOG = LoggerFactory.getLogger(FunctionLibrary.class);
@@ -58,7 +60,7 @@ final class FunctionLibrary {
      */
     boolean recover(UnifiedJedis redis, String sampleKey, JedisDataException e) {
         String message = message(e);
-        if (message.contains("function not found")) {
+        if (isNotFound(e)) {
             try {
                 redis.sendCommand(sampleKey, Protocol.Command.FUNCTION, "LOAD", "REPLACE", source);
                 return true;
@@ -80,6 +82,11 @@ final class FunctionLibrary {
             LOG.info("Redis store {}: Redis Functions unavailable ({}); deciding with EVALSHA scripts",
                     description, RedisStore.describe(cause));
         }
+    }
+
+    /** Whether {@code e} is the reply of a server that lacks the library. */
+    static boolean isNotFound(JedisDataException e) {
+        return message(e).contains("function not found");
     }
 
     private static String message(JedisDataException e) {

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -52,12 +53,29 @@ public final class RedisCluster implements AutoCloseable {
 
     /** The same, run by {@code binary}. */
     public static RedisCluster start(Path binary, int masters, int replicasPerMaster) {
+        return start(binary, masters, replicasPerMaster, port -> List.of());
+    }
+
+    /**
+     * A cluster whose node on {@code port} also gets {@code extraArgs.apply(port)} (e.g. its own
+     * {@code --tls-port} with {@code --tls-cluster yes}, and then {@code --cluster-port}
+     * port + 10000, the bus port the harness checked was free; the harness talks to the plain port).
+     */
+    public static RedisCluster start(int masters, int replicasPerMaster, Function<Integer, List<String>> extraArgs) {
+        return start(RedisBinary.find(), masters, replicasPerMaster, extraArgs);
+    }
+
+    private static RedisCluster start(Path binary, int masters, int replicasPerMaster,
+                                      Function<Integer, List<String>> extraArgs) {
         List<RedisServer> nodes = new ArrayList<>();
         RedisCluster cluster = new RedisCluster(binary, nodes, masters);
         try {
             int total = masters * (1 + replicasPerMaster);
             for (int i = 0; i < total; i++) {
-                nodes.add(RedisServer.start(binary, RedisServer.freePort(true), CLUSTER_ARGS));
+                int port = RedisServer.freePort(true);
+                List<String> args = new ArrayList<>(CLUSTER_ARGS);
+                args.addAll(extraArgs.apply(port));
+                nodes.add(RedisServer.start(binary, port, args));
             }
             cluster.form(replicasPerMaster);
             return cluster;

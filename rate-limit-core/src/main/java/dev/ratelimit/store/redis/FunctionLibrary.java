@@ -69,7 +69,9 @@ final class FunctionLibrary {
                 return false;
             }
         }
-        if (message.startsWith("err unknown command") || message.startsWith("noperm")) {
+        // Only a refused FCALL command ("NOPERM ... to run the 'fcall' command"); a refused key
+        // ("NOPERM ... keys") would refuse EVALSHA too, and must not turn the library off for good.
+        if (message.startsWith("err unknown command") || message.startsWith("noperm") && message.contains("'fcall'")) {
             turnOff(e);
             return false;
         }

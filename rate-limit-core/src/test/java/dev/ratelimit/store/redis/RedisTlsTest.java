@@ -4,6 +4,7 @@ import dev.ratelimit.FailureMode;
 import dev.ratelimit.Limit;
 import dev.ratelimit.Policy;
 import dev.ratelimit.Source;
+import dev.ratelimit.testing.RedisCluster;
 import dev.ratelimit.testing.RedisServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -17,18 +18,37 @@ import java.nio.file.Path;
 import java.security.KeyStore;
 import java.security.cert.Certificate;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-/** A {@code rediss://} URL talks TLS, verifying the server against the trust store it is given. */
+/**
+ * A {@code rediss://} URL talks TLS, verifying the server against the trust store it is given; a
+ * {@code rediss-cluster://} URL discovers and uses the nodes' TLS ports.
+ */
 class RedisTlsTest {
     private static final char[] PASSWORD = "test-only".toCharArray();
     private static final Limit LIMIT = Limit.of("tls", Policy.fixedWindow(3, Duration.ofDays(400)));
 
-    @Test
-    void aRedissUrlDecidesOverTlsAndRefusesAnUntrustedServer(@TempDir Path dir) throws Exception {
+    /** A self-signed certificate for 127.0.0.1 as PEM files for redis-server, and a trust store holding it. */
+    private record Certs(Path certPem, Path keyPem, Path truststore) {
+        SslOptions trusting() {
+            return SslOptions.builder().truststore(truststore.toFile(), PASSWORD).trustStoreType("PKCS12").build();
+        }
+
+        List<String> serverArgs(int tlsPort) {
+            return List.of("--tls-port", Integer.toString(tlsPort), "--tls-cert-file", certPem.toString(),
+                    "--tls-key-file", keyPem.toString(), "--tls-ca-cert-file", certPem.toString(), "--tls-auth-clients", "no");
+        }
+    }
+
+    private static Certs certs(Path dir) throws Exception {
         Path keystore = dir.resolve("server.p12");
         Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
                 "-genkeypair", "-alias", "redis", "-keyalg", "EC", "-dname", "CN=127.0.0.1", "-ext", "SAN=ip:127.0.0.1",
@@ -50,14 +70,16 @@ class RedisTlsTest {
         try (OutputStream out = Files.newOutputStream(truststore)) {
             trust.store(out, PASSWORD);
         }
+        return new Certs(certPem, keyPem, truststore);
+    }
 
+    @Test
+    void aRedissUrlDecidesOverTlsAndRefusesAnUntrustedServer(@TempDir Path dir) throws Exception {
+        Certs certs = certs(dir);
         int tlsPort = RedisServer.freePort();
-        try (RedisServer redis = RedisServer.start(List.of("--tls-port", Integer.toString(tlsPort),
-                "--tls-cert-file", certPem.toString(), "--tls-key-file", keyPem.toString(),
-                "--tls-ca-cert-file", certPem.toString(), "--tls-auth-clients", "no"))) {
+        try (RedisServer redis = RedisServer.start(certs.serverArgs(tlsPort))) {
             String url = "rediss://127.0.0.1:" + tlsPort;
-            try (RedisStore trusting = RedisStore.builder().url(url)
-                    .sslOptions(SslOptions.builder().truststore(truststore.toFile(), PASSWORD).trustStoreType("PKCS12").build())
+            try (RedisStore trusting = RedisStore.builder().url(url).sslOptions(certs.trusting())
                     .connectTimeout(Duration.ofSeconds(2)).readTimeout(Duration.ofSeconds(2)).build()) {
                 assertThat(trusting.limiter(LIMIT).tryAcquire("client").source()).isEqualTo(Source.STORE);
                 assertThat(trusting.limiter(LIMIT).tryAcquire("client").remaining()).isEqualTo(1);
@@ -66,6 +88,37 @@ class RedisTlsTest {
                     .connectTimeout(Duration.ofSeconds(2)).readTimeout(Duration.ofSeconds(2)).build()) {
                 assertThat(untrusting.limiter(LIMIT).tryAcquire("client").source())
                         .as("the JVM's trust store does not know the self-signed certificate").isEqualTo(Source.FAIL_CLOSED);
+            }
+        }
+    }
+
+    @Test
+    void aRedissClusterUrlFindsAndUsesTheNodesTlsPorts(@TempDir Path dir) throws Exception {
+        try (RedisServer probe = RedisServer.start()) {
+            // --cluster-port (the bus on the plain port + 10000 while clients use TLS) came with Redis 7.
+            assumeTrue(probe.hasFunctions(), "a TLS cluster here needs Redis 7's --cluster-port; this redis-server is "
+                    + probe.version());
+        }
+        Certs certs = certs(dir);
+        Map<Integer, Integer> tlsPorts = new ConcurrentHashMap<>();
+        try (RedisCluster cluster = RedisCluster.start(2, 0, port -> {
+            int tlsPort = RedisServer.freePort();
+            tlsPorts.put(port, tlsPort);
+            List<String> args = new ArrayList<>(certs.serverArgs(tlsPort));
+            // The bus goes over TLS too, and stays on port + 10000 (else it would be the TLS port + 10000).
+            args.addAll(List.of("--tls-cluster", "yes", "--cluster-port", Integer.toString(port + 10_000)));
+            return args;
+        })) {
+            String url = "rediss-cluster://" + tlsPorts.values().stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
+            try (RedisStore store = RedisStore.builder().url(url).sslOptions(certs.trusting()).failureMode(FailureMode.FAIL_CLOSED)
+                    .connectTimeout(Duration.ofSeconds(2)).readTimeout(Duration.ofSeconds(2)).build()) {
+                for (int i = 0; i < 20; i++) {
+                    assertThat(store.limiter(LIMIT).tryAcquire("client-" + i).source()).isEqualTo(Source.STORE);
+                }
+            }
+            for (RedisServer node : cluster.nodes()) {
+                assertThat((Long) node.call("DBSIZE")).as("keys on the master at " + node.port()).isPositive();
+                assertThat(node.calls("cmdstat_fcall") + node.calls("cmdstat_evalsha")).isPositive();
             }
         }
     }

@@ -115,6 +115,11 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
         if (unmatched == null) {
             unmatched = Optional.empty();
         }
+        if (unmatched.isPresent() && expected.contains(UNMATCHED_NAME)) {
+            // Limits share state by name and policies: such an endpoint could share the unmatched requests' quota.
+            throw new InvalidConfigurationException("tiers." + defaultTier + "." + UNMATCHED_NAME, "\"" + UNMATCHED_NAME
+                    + "\" is the name of the unmatched requests' limit; name the endpoint otherwise");
+        }
         if (allowlist == null) {
             allowlist = Allowlist.NONE;
         }

@@ -190,4 +190,17 @@ class RateLimitConfigTest {
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessage("unmatched.policies[1]: must not be null");
     }
+
+    @Test
+    void anEndpointNamedLikeTheUnmatchedLimitIsRefusedWhenUnmatchedRequestsAreLimited() {
+        RateLimitConfig.Builder builder = RateLimitConfig.builder()
+                .endpoint(EndpointRule.of("GET", "/api/default", "default"))
+                .limit("free", "default", Policy.fixedWindow(5, Duration.ofMinutes(1)));
+
+        assertThat(builder.build().endpoints()).hasSize(1);   // unmatched unlimited: the name is free
+        assertThatThrownBy(() -> builder.unmatched(Policy.fixedWindow(5, Duration.ofMinutes(1))).build())
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("tiers.free.default")
+                .hasMessageContaining("name the endpoint otherwise");
+    }
 }

@@ -4,6 +4,7 @@ import dev.ratelimit.FixedWindow;
 import dev.ratelimit.Gcra;
 import dev.ratelimit.Limit;
 import dev.ratelimit.Policy;
+import dev.ratelimit.SlidingWindowCounter;
 import dev.ratelimit.SlidingWindowLog;
 import dev.ratelimit.TokenBucket;
 
@@ -26,7 +27,8 @@ import java.time.Duration;
  * A composite limit admits no more than its tightest policy; a request of cost {@code k} takes
  * {@code k} units. Where the windows fall is a matter of clocks: the interval is widened by a
  * {@code skew} on both sides before counting the aligned windows it touches, so that a checker and a
- * server whose clocks differ by less than the skew agree on the bound.
+ * server whose clocks differ by less than the skew agree on the bound. The windowed algorithms are
+ * also held to {@code limit} in each single window ({@link #fullestWindow}).
  */
 public final class AdmissionBound {
     private AdmissionBound() {
@@ -69,6 +71,63 @@ public final class AdmissionBound {
     }
 
     /**
+     * Requests a client was admitted somewhere and the most its limit allows there.
+     *
+     * @param admitted the requests admitted
+     * @param bound    the most the limit allows
+     */
+    public record Count(long admitted, long bound) {
+        /** How many more than the bound (negative: how many fewer). */
+        public long excess() {
+            return admitted - bound;
+        }
+    }
+
+    /**
+     * The fullest epoch-aligned window of the fixed window and sliding window counter policies of
+     * {@code limit}, counting only the admissions that certainly fell in it: sent and answered inside
+     * it with {@code skew} to spare at both ends. Both algorithms admit at most {@code limit} units in
+     * an aligned window whatever the windows around it hold, so such a window catches an excess that
+     * the whole run's bound ({@link #maxRequests}, which counts every window the widened run touches
+     * as full) can hide. Null when no admission certainly fell in a window of such a policy.
+     *
+     * @param sends   when each admitted request was sent, in order
+     * @param answers when each was answered
+     */
+    public static Count fullestWindow(Limit limit, long cost, long[] sends, long[] answers, Duration skew) {
+        if (cost < 1) {
+            throw new IllegalArgumentException("cost must be >= 1, was " + cost);
+        }
+        if (sends.length != answers.length) {
+            throw new IllegalArgumentException(sends.length + " sends but " + answers.length + " answers");
+        }
+        long skewMicros = skew.toNanos() / 1_000;
+        Count fullest = null;
+        for (Policy policy : limit.policies()) {
+            if (!(policy instanceof FixedWindow || policy instanceof SlidingWindowCounter)) {
+                continue;
+            }
+            long window = micros(policy.window());
+            long allowed = policy.limit() / cost;
+            long current = Long.MIN_VALUE;
+            long count = 0;
+            for (int i = 0; i < sends.length; i++) {
+                long first = Math.floorDiv(sends[i] - skewMicros, window);
+                if (first != Math.floorDiv(answers[i] + skewMicros, window)) {
+                    continue;
+                }
+                // Sends only grow, so the windows admissions certainly fell in do not go back.
+                count = first == current ? count + 1 : 1;
+                current = first;
+                if (fullest == null || count - allowed > fullest.excess()) {
+                    fullest = new Count(count, allowed);
+                }
+            }
+        }
+        return fullest;
+    }
+
+    /**
      * The rate a client can keep up forever, in requests per second: the refill rate of a bucket,
      * {@code limit / window} of a window; the smallest of a composite's.
      */
@@ -99,7 +158,8 @@ public final class AdmissionBound {
         if (policy instanceof SlidingWindowLog) {
             return "limit * (T/window + 1)";
         }
-        return policy instanceof FixedWindow ? "limit * windows touched" : "limit * aligned windows touched";
+        return (policy instanceof FixedWindow ? "limit * windows touched" : "limit * aligned windows touched")
+                + ", and limit in any one window";
     }
 
     /** {@code floor(length * perPeriod / period)} without overflow. */

@@ -135,10 +135,17 @@ record LoadCheckOptions(List<URI> urls, List<Target> targets, Duration duration,
         }
         String path = rule.path().endsWith("/**") ? rule.path().substring(0, rule.path().length() - 3)
                 : rule.path().endsWith("/*") ? rule.path().substring(0, rule.path().length() - 1) + "loadcheck" : rule.path();
-        path = path.isEmpty() ? "/" : path;
+        String requestPath = path.isEmpty() ? "/" : path;
         String method = rule.method().equals("*") ? "GET" : rule.method();
         String body = method.equals("POST") || method.equals("PUT") ? "{\"user\":\"loadcheck\"}" : null;
+        // The servers apply the first rule that matches (its limit and cost): it must be this one.
+        EndpointRule first = config.endpoints().stream().filter(r -> r.matches(method, requestPath)).findFirst().orElse(null);
+        if (first != rule) {
+            throw new UsageException("--endpoints: the load check's request for \"" + endpoint + "\" (" + method + " " + requestPath
+                    + ") is decided by " + (first == null ? "no rule" : "the earlier rule \"" + first.name() + "\" (" + first.method()
+                    + " " + first.path() + ")") + ", so its bound would not be the servers'");
+        }
         Limit limit = config.limit(tier, endpoint).orElseThrow();
-        return new Target(tier, endpoint, method, path, body, limit, rule.cost(), key);
+        return new Target(tier, endpoint, method, requestPath, body, limit, rule.cost(), key);
     }
 }

@@ -15,7 +15,8 @@ import java.util.Set;
 
 /**
  * What a load check saw, per tier and endpoint, and whether any client was admitted more than its
- * limit allows over its own interval (first request sent to last answer received).
+ * limit allows over its own interval (first request sent to last answer received), or, for the
+ * windowed algorithms, in any one window.
  */
 final class LoadReport {
     /**
@@ -77,13 +78,17 @@ final class LoadReport {
                 }
                 long first = c.firstSendMicros();
                 long last = Math.max(first, c.lastAnswerMicros());
-                long bound = AdmissionBound.maxRequests(t.limit(), t.cost(), first, last, skew);
                 long admitted = c.allowed.get();
                 rateSum += admitted / Math.max(1e-6, (last - first) / 1e6);
-                if (admitted - bound > worstExcess) {
-                    worstExcess = admitted - bound;
-                    worstAllowed = admitted;
-                    worstBound = bound;
+                AdmissionBound.Count run = new AdmissionBound.Count(admitted,
+                        AdmissionBound.maxRequests(t.limit(), t.cost(), first, last, skew));
+                AdmissionBound.Count window = AdmissionBound.fullestWindow(t.limit(), t.cost(), c.admittedSends(),
+                        c.admittedAnswers(), skew);
+                AdmissionBound.Count worst = window != null && window.excess() > run.excess() ? window : run;
+                if (worst.excess() > worstExcess) {
+                    worstExcess = worst.excess();
+                    worstAllowed = worst.admitted();
+                    worstBound = worst.bound();
                 }
             }
             rows.add(new Row(t.tier(), t.endpoint(), PolicyText.describe(t.limit()), group.size(), sent, allowed, rejected, other,

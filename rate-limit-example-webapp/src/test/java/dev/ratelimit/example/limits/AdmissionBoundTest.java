@@ -69,6 +69,38 @@ class AdmissionBoundTest {
     }
 
     @Test
+    void oneWindowOverItsLimitIsCaughtWhereTheWholeRunsBoundIsNot() {
+        Limit l = Limit.of("w", Policy.fixedWindow(5, Duration.ofMillis(500)));
+        // 6 admissions in [00:00:00.5, 00:00:01), none in the window before or after, the run ending at 1.6s.
+        long[] sends = {micros("00:00:00.600"), micros("00:00:00.620"), micros("00:00:00.640"), micros("00:00:00.660"),
+                micros("00:00:00.680"), micros("00:00:00.700")};
+        long[] answers = {micros("00:00:00.610"), micros("00:00:00.630"), micros("00:00:00.650"), micros("00:00:00.670"),
+                micros("00:00:00.690"), micros("00:00:00.710")};
+        Duration skew = Duration.ofMillis(50);
+
+        assertThat(bound(l, 1, "00:00:00.100", "00:00:01.600", skew)).as("the whole run: 4 windows of 5").isEqualTo(20);
+        assertThat(AdmissionBound.fullestWindow(l, 1, sends, answers, skew)).isEqualTo(new AdmissionBound.Count(6, 5));
+        assertThat(AdmissionBound.fullestWindow(Limit.of("c", Policy.slidingWindowCounter(5, Duration.ofMillis(500))), 1,
+                sends, answers, skew)).isEqualTo(new AdmissionBound.Count(6, 5));
+        assertThat(AdmissionBound.fullestWindow(l, 2, sends, answers, skew)).as("cost 2: 2 per window").isEqualTo(new AdmissionBound.Count(6, 2));
+    }
+
+    @Test
+    void anAdmissionThatMayHaveFallenInEitherWindowCountsInNeither() {
+        Limit l = Limit.of("w", Policy.fixedWindow(2, Duration.ofSeconds(1)));
+        // Three at the edge of 00:00:01 (within the skew of it), two well inside the window after.
+        long[] sends = {micros("00:00:00.990"), micros("00:00:00.995"), micros("00:00:01.020"), micros("00:00:01.500"),
+                micros("00:00:01.600")};
+        long[] answers = {micros("00:00:00.994"), micros("00:00:00.999"), micros("00:00:01.030"), micros("00:00:01.510"),
+                micros("00:00:01.610")};
+
+        assertThat(AdmissionBound.fullestWindow(l, 1, sends, answers, Duration.ofMillis(50))).isEqualTo(new AdmissionBound.Count(2, 2));
+        assertThat(AdmissionBound.fullestWindow(l, 1, sends, answers, Duration.ZERO)).isEqualTo(new AdmissionBound.Count(3, 2));
+        assertThat(AdmissionBound.fullestWindow(Limit.of("b", TokenBucket.perSecond(2, 1)), 1, sends, answers, Duration.ZERO))
+                .as("no windowed policy").isNull();
+    }
+
+    @Test
     void theSustainedRateIsTheRefillRateOrLimitPerWindowOfTheTightestPolicy() {
         assertThat(AdmissionBound.sustainedPerSecond(Limit.of("a", TokenBucket.perSecond(10, 1)), 1)).isEqualTo(1.0);
         assertThat(AdmissionBound.sustainedPerSecond(Limit.of("b", Policy.fixedWindow(5, Duration.ofMinutes(1))), 1))

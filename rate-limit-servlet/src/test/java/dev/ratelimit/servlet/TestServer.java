@@ -11,16 +11,9 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -31,12 +24,10 @@ import java.util.function.Consumer;
 
 /**
  * A real Jetty 12 server on a free port of 127.0.0.1 with {@link AppServlet} at {@code /} under context
- * {@code /app}, and a real {@link HttpClient} to talk to it.
+ * {@code /app}, and real HTTP calls to it ({@link HttpCalls}).
  */
 final class TestServer implements AutoCloseable {
     static final String CONTEXT = "/app";
-    private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5)).build();
 
     private final Server server;
     private final int port;
@@ -108,14 +99,7 @@ final class TestServer implements AutoCloseable {
     }
 
     HttpResponse<String> send(String method, String path, String... headers) {
-        try {
-            return CLIENT.send(request(method, path, headers), HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new IllegalStateException(method + " " + path + " failed: " + e, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return HttpCalls.send(uri(path), method, null, headers);
     }
 
     /** Sends {@code count} identical requests, up to {@code parallel} in flight; the statuses in completion order. */
@@ -126,7 +110,7 @@ final class TestServer implements AutoCloseable {
         List<CompletableFuture<?>> all = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             inFlight.acquireUninterruptibly();
-            all.add(CLIENT.sendAsync(request, HttpResponse.BodyHandlers.discarding())
+            all.add(HttpCalls.CLIENT.sendAsync(request, HttpResponse.BodyHandlers.discarding())
                     .whenComplete((response, error) -> {
                         inFlight.release();
                         statuses.add(error == null ? response.statusCode() : -1);
@@ -137,12 +121,7 @@ final class TestServer implements AutoCloseable {
     }
 
     private HttpRequest request(String method, String path, String... headers) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(10))
-                .method(method, HttpRequest.BodyPublishers.noBody());
-        for (int i = 0; i < headers.length; i += 2) {
-            b.header(headers[i], headers[i + 1]);
-        }
-        return b.build();
+        return HttpCalls.request(uri(path), method, null, headers);
     }
 
     /**
@@ -150,16 +129,7 @@ final class TestServer implements AutoCloseable {
      * characters, non-ASCII bytes); the whole response as text. The request should say {@code Connection: close}.
      */
     String raw(String request) {
-        try (Socket socket = new Socket("127.0.0.1", port)) {
-            socket.setSoTimeout(10_000);
-            OutputStream out = socket.getOutputStream();
-            out.write(request.getBytes(StandardCharsets.ISO_8859_1));
-            out.flush();
-            InputStream in = socket.getInputStream();
-            return new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
-        } catch (IOException e) {
-            throw new IllegalStateException("raw request failed: " + e, e);
-        }
+        return HttpCalls.raw(port, request);
     }
 
     @Override

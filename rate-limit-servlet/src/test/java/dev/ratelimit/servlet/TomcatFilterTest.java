@@ -20,13 +20,10 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -46,8 +43,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class TomcatFilterTest {
     private static final String CONTEXT = "/app";
-    private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5)).build();
     private static final AtomicInteger SERVERS = new AtomicInteger();
 
     private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00.250Z"));
@@ -134,20 +129,7 @@ class TomcatFilterTest {
     }
 
     private HttpResponse<String> send(String method, String path, String body, String... headers) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + CONTEXT + path))
-                .timeout(Duration.ofSeconds(10))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-        for (int i = 0; i < headers.length; i += 2) {
-            b.header(headers[i], headers[i + 1]);
-        }
-        try {
-            return CLIENT.send(b.build(), HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new IllegalStateException(method + " " + path + " failed: " + e, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return HttpCalls.send(URI.create("http://127.0.0.1:" + port + CONTEXT + path), method, body, headers);
     }
 
     private HttpResponse<String> get(String path, String... headers) {
@@ -156,14 +138,7 @@ class TomcatFilterTest {
 
     /** Sends {@code request} (each char one ISO-8859-1 byte) on a new connection and reads until the server closes it. */
     private String raw(String request) {
-        try (Socket socket = new Socket("127.0.0.1", port)) {
-            socket.setSoTimeout(10_000);
-            socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
-            socket.getOutputStream().flush();
-            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
-        } catch (IOException e) {
-            throw new IllegalStateException("raw request failed: " + e, e);
-        }
+        return HttpCalls.raw(port, request);
     }
 
     // ---------------------------------------------------------------- headers and refusals

@@ -10,6 +10,7 @@ import dev.ratelimit.Source;
 import dev.ratelimit.Verdict;
 import redis.clients.jedis.exceptions.JedisClusterOperationException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 import java.util.List;
 import java.util.function.Supplier;
@@ -131,7 +132,12 @@ final class RedisRateLimiter implements RateLimiter {
             if (isConnectionFailure(e)) {
                 settings.connections().dropIdleConnections();
             }
-            breaker.onFailure(now, e);
+            if (isResharding(e)) {
+                // TRYAGAIN: the master answered, a resharding is moving the keys' slot; not a failing Redis.
+                settings.breakers().onSuccess(breaker);
+            } else {
+                breaker.onFailure(now, e);
+            }
             RateLimitListener listener = settings.listener();
             if (listener != RateLimitListener.NONE) {
                 listener.onStoreCall(micros, false);
@@ -145,6 +151,16 @@ final class RedisRateLimiter implements RateLimiter {
     private static boolean isConnectionFailure(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof JedisConnectionException || t instanceof JedisClusterOperationException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Redis' TRYAGAIN: a multi-key call on keys that exist on neither node while their slot moves. */
+    private static boolean isResharding(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof JedisDataException && t.getMessage() != null && t.getMessage().startsWith("TRYAGAIN")) {
                 return true;
             }
         }

@@ -169,6 +169,37 @@ class RedisClusterReshardTest {
         }
     }
 
+    @Test
+    void aBusyReshardingIsNotAFailingRedisSoItsTryAgainsDoNotOpenTheMastersBreaker() {
+        Calls calls = new Calls();
+        try (RedisCluster cluster = RedisCluster.start(2, 0);
+             RedisStore store = RedisStore.builder().url(cluster.url()).readTimeout(Duration.ofSeconds(1))
+                     .circuitBreaker(3, Duration.ofMinutes(10)).listener(calls).build()) {
+            RateLimiter composite = store.limiter(COMPOSITE);
+            RedisServer source = cluster.currentMasters().get(0);
+            String settled = clientsOn(cluster, source, 1, "settled-").get(0);
+            assertStore(composite.tryAcquire(settled), 9, settled);
+            RedisServer added = cluster.addMaster();
+            String first = clientsOn(cluster, source, 2, "moving-").get(1);
+            RedisCluster.SlotMigration migration = cluster.startMigration(slotOf(first), added);
+            migration.moveKeys();
+
+            // Twice the breaker's threshold of brand-new composite clients in the moving slot: each gets
+            // TRYAGAIN (its keys exist on neither master) and the failure mode.
+            for (int i = 0; i < 6; i++) {
+                String newcomer = sameSlotAs(first, "newcomer-" + i);
+                assertThat(composite.tryAcquire(newcomer).source()).as("%s mid-move", newcomer).isEqualTo(Source.LOCAL_FALLBACK);
+            }
+
+            // The master answered every one of them: its other clients still decide on Redis.
+            assertThat(calls.errors).as("every newcomer's call was made").hasSize(6)
+                    .allSatisfy(e -> assertThat(e).contains("TRYAGAIN"));
+            assertThat(store.health()).isEqualTo(StoreHealth.UP);
+            assertStore(composite.tryAcquire(settled), 8, settled);
+            migration.finish();
+        }
+    }
+
     /** On Redis 7, decisions on {@code master} go by FCALL of the library, loaded there by the store. */
     private static void assertLibraryOn(RedisServer master) {
         if (master.hasFunctions()) {

@@ -9,7 +9,7 @@
 // 0); remaining quota: 1 decision per second at 0-10% before the restart, then 1 at 0-10% and 1 at
 // 90-100%. Prints one JSON line: the tiles after each poll, the charts after the last one, and any
 // script error. Run by DashboardBrowserTest; never downloads a browser.
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,14 +54,7 @@ const errors = [];
 const polls = [];
 let context;
 try {
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1280, height: 1000 },
-    timeout: 30_000,
-  });
+  context = await launchChromium(profile);
   const page = context.pages()[0] || await context.newPage();
   page.on('pageerror', (e) => errors.push('page error: ' + e.message));
   page.on('console', (m) => { if (m.type() === 'error') errors.push('console: ' + m.text()); });

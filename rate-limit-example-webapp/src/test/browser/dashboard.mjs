@@ -8,7 +8,7 @@
 // when the page got there within <seconds-of-history> + 30 s, 1 otherwise (after a screenshot of how far it got).
 // Run by DashboardBrowserTest; playwright-core drives /usr/bin/chromium (CHROMIUM overrides it) and
 // never downloads a browser.
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,14 +25,7 @@ const errors = [];
 let context;
 let page;
 try {
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1280, height: 1000 },
-    timeout: 30_000,
-  });
+  context = await launchChromium(profile);
   page = context.pages()[0] || await context.newPage();
   page.on('request', (r) => requests.add(r.url()));
   page.on('pageerror', (e) => errors.push('page error: ' + e.message));

@@ -77,6 +77,13 @@ class InitParamsTest {
     }
 
     @Test
+    void failsInitOnAStoreUrlWithAPlaceholderTheContainerDidNotExpand() {
+        assertThat(initFailure("store", "redis://:${REDIS_PASSWORD}@127.0.0.1:1/0"))
+                .contains("init-param store=\"redis://***@127.0.0.1:1/0\": ")
+                .contains("unexpanded placeholder");
+    }
+
+    @Test
     void rejectsAnUnknownInitParamSoThatTyposDoNotPassSilently() {
         assertThat(initFailure("trusted-proxy", "10.0.0.0/8"))
                 .contains("unknown init-param \"trusted-proxy\"").contains("trusted-proxies");

@@ -19,8 +19,8 @@ import java.util.Locale;
  * redis-sentinel://[user:password@]host1:port1,host2:port2/masterName[/db]
  * </pre>
  * User and password may be percent-encoded; {@code :password@} alone (no user) logs in as the default
- * user. An IPv6 host is written in brackets, {@code [::1]:6379}. Errors name the URL with its
- * password masked.
+ * user. An IPv6 host is written in brackets, {@code [::1]:6379}. A {@code ${...}} placeholder is
+ * refused, not expanded. Errors name the URL with its password masked.
  *
  * @param kind      the topology
  * @param tls       whether connections use TLS
@@ -50,6 +50,11 @@ record RedisUrl(Kind kind, boolean tls, String user, String password, List<Node>
     static RedisUrl parse(String url) {
         if (url == null || url.isBlank()) {
             throw new InvalidConfigurationException("url", "must be set, was " + (url == null ? "null" : "\"\""));
+        }
+        if (url.contains("${")) {
+            // Copied from a config file that did not expand it, it would become the password or host.
+            throw bad(url, "holds an unexpanded placeholder \"${...}\": nothing here expands it; put the value"
+                    + " itself in the URL (a literal \"${\" percent-encoded as %24%7B) or build the URL in code");
         }
         int schemeEnd = url.indexOf("://");
         if (schemeEnd < 0) {

@@ -98,6 +98,20 @@ class RedisUrlTest {
     }
 
     @Test
+    void anUnexpandedPlaceholderFailsInsteadOfBecomingThePassword() {
+        // "${REDIS_PASSWORD}" copied from a container config that does not expand it would otherwise
+        // log in with the placeholder text and leave the store in its failure mode for good.
+        for (String url : List.of("redis://:${REDIS_PASSWORD}@redis.internal:6379/0", "redis://${REDIS_HOST}:6379",
+                "redis-sentinel://s1:26379/${MASTER}")) {
+            assertThatThrownBy(() -> RedisUrl.parse(url))
+                    .isInstanceOf(InvalidConfigurationException.class)
+                    .hasMessageStartingWith("url: holds an unexpanded placeholder \"${...}\"")
+                    .hasMessageContaining("%24%7B");
+        }
+        assertThat(RedisUrl.parse("redis://:a%24%7Bb@host").password()).isEqualTo("a${b");
+    }
+
+    @Test
     void aMissingUrlSaysSo() {
         assertThatThrownBy(() -> RedisUrl.parse(null)).hasMessage("url: must be set, was null");
         assertThatThrownBy(() -> RedisUrl.parse(" ")).hasMessage("url: must be set, was \"\"");

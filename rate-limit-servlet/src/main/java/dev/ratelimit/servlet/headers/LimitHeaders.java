@@ -33,16 +33,19 @@ import java.util.function.BiConsumer;
  * <p><b>Values.</b> {@code q} is the policy's {@link Policy#limit()}, {@code w} its
  * {@link Policy#window()} in whole seconds rounded up (at least 1), {@code r} the remaining quota,
  * {@code t} the seconds until the quota is full again, rounded up; on a rejection {@code t} equals
- * {@code Retry-After}. No partition key ({@code pk}) is sent: it would expose the client id. When the
+ * {@code Retry-After}. A decision of the local fallback describes this instance's share of a policy:
+ * its item in {@code RateLimit-Policy} then carries the share's {@code q} and {@code w}, so that
+ * {@code r} and {@code X-RateLimit-Limit} agree with it. No partition key ({@code pk}) is sent: it would expose the client id. When the
  * store could not decide (fail-open, fail-closed, or unavailable) only what is known without it is
  * sent: {@code X-RateLimit-Tier} and {@code RateLimit-Policy}.
  */
 public final class LimitHeaders {
     private final Limit limit;
     private final String[] itemNames;
-    /** Per policy, computed once: the quoted item name and the limit as text. */
+    /** Per policy, computed once: the quoted item name, the limit as text and the whole item. */
     private final String[] quotedNames;
     private final String[] limitTexts;
+    private final String[] items;
     private final String policyField;
 
     private LimitHeaders(Limit limit) {
@@ -51,18 +54,33 @@ public final class LimitHeaders {
         this.itemNames = new String[policies.size()];
         this.quotedNames = new String[policies.size()];
         this.limitTexts = new String[policies.size()];
-        StringBuilder field = new StringBuilder();
+        this.items = new String[policies.size()];
         for (int i = 0; i < policies.size(); i++) {
             itemNames[i] = i == 0 ? limit.name() : limit.name() + "-" + i;
             quotedNames[i] = quoted(itemNames[i]);
             limitTexts[i] = Long.toString(policies.get(i).limit());
-            if (i > 0) {
-                field.append(", ");
-            }
-            field.append(quotedNames[i]).append(";q=").append(limitTexts[i])
-                    .append(";w=").append(ceilSeconds(Durations.toMicros(policies.get(i).window())));
+            items[i] = item(i, policies.get(i));
         }
-        this.policyField = field.toString();
+        this.policyField = String.join(", ", items);
+    }
+
+    private String item(int i, Policy policy) {
+        return quotedNames[i] + ";q=" + policy.limit() + ";w=" + ceilSeconds(Durations.toMicros(policy.window()));
+    }
+
+    /**
+     * The policy field for a decision: the configured one, unless the decision describes a scaled copy
+     * of its policy (the local fallback's share), whose item then says the quota {@code r} counts against.
+     */
+    private String policyField(int index, Decision decision) {
+        Policy decided = decision.policy();
+        Policy configured = limit.policies().get(index);
+        if (decided == null || decided == configured || decided.equals(configured)) {
+            return policyField;
+        }
+        String[] scaled = items.clone();
+        scaled[index] = item(index, decided);
+        return String.join(", ", scaled);
     }
 
     /** The header fields of {@code limit}. */
@@ -126,7 +144,7 @@ public final class LimitHeaders {
             header.accept("X-RateLimit-Tier", tier);
         }
         if (style.ietf()) {
-            header.accept("RateLimit-Policy", policyField);
+            header.accept("RateLimit-Policy", known ? policyField(index, decision) : policyField);
             if (known) {
                 long t = retryAfterSeconds > 0 ? retryAfterSeconds : ceilSeconds(decision.resetAfterMicros());
                 header.accept("RateLimit", quotedNames[index] + ";r=" + decision.remaining() + ";t=" + t);

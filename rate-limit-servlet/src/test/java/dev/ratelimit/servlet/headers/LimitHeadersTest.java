@@ -96,7 +96,24 @@ class LimitHeadersTest {
         headers.write(out::put, HeaderStyle.BOTH, "pro", fallback, NOW, 0);
 
         assertThat(out).containsEntry("X-RateLimit-Limit", "25").containsEntry("X-RateLimit-Remaining", "24")
-                .containsEntry("RateLimit", "\"scan\";r=24;t=1");
+                .containsEntry("RateLimit", "\"scan\";r=24;t=1")
+                // The quota r counts against, as X-RateLimit-Limit says: not the 100 Redis enforces when up.
+                .containsEntry("RateLimit-Policy", "\"scan\";q=25;w=3");
+    }
+
+    @Test
+    void aLocalFallbackDecisionOfACompositeReplacesOnlyTheItemItDescribes() {
+        Policy burst = Policy.fixedWindow(10, Duration.ofSeconds(1));
+        Policy sustained = Policy.fixedWindow(1000, Duration.ofHours(1));
+        LimitHeaders headers = LimitHeaders.of(Limit.of("search", burst, sustained));
+        Decision fallback = new Decision(Verdict.ALLOWED, Source.LOCAL_FALLBACK,
+                Policy.fixedWindow(500, Duration.ofHours(1)), 500, 400, 1_000_000, 0);
+
+        Map<String, String> out = new LinkedHashMap<>();
+        headers.write(out::put, HeaderStyle.IETF, "pro", fallback, NOW, 0);
+
+        assertThat(out).containsEntry("RateLimit-Policy", "\"search\";q=10;w=1, \"search-1\";q=500;w=3600")
+                .containsEntry("RateLimit", "\"search-1\";r=400;t=1");
     }
 
     @Test

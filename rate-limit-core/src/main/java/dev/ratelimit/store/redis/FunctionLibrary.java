@@ -20,7 +20,9 @@ import java.util.Locale;
  * node owning the keys (a master importing the keys' slot during a resharding, reached through ASK,
  * is not, and decides that call by EVAL: see {@link DecisionScript}). Redis before 7 (no FCALL) or an
  * ACL that denies FCALL or FUNCTION LOAD turns the library off for the store, which then sends
- * EVALSHA scripts (see {@link DecisionScript}).
+ * EVALSHA scripts (see {@link DecisionScript}). A server that refuses the load for the state it is
+ * in (full, a read-only replica, loading) only fails that call, by the failure mode, and is asked
+ * to load it again by the next.
  */
 final class FunctionLibrary {
     private static final Logger LOG = LoggerFactory.getLogger(FunctionLibrary.class);
@@ -55,8 +57,10 @@ final class FunctionLibrary {
 
     /**
      * Handles an error reply to FCALL: loads the library where it was missing (true: call again),
-     * or turns the library off where the server cannot run it (false: use EVALSHA). Other errors
-     * are the caller's to report, as {@code e} itself.
+     * or turns the library off where the server cannot run it (false: use EVALSHA). A server that
+     * cannot load it just now (full, read-only, loading, busy: see {@link #isServerState}) fails
+     * the call instead, with its refusal; so do other errors, as {@code e} itself: both are the
+     * caller's to report.
      */
     boolean recover(UnifiedJedis redis, String sampleKey, JedisDataException e) {
         String message = message(e);
@@ -65,6 +69,9 @@ final class FunctionLibrary {
                 redis.sendCommand(sampleKey, Protocol.Command.FUNCTION, "LOAD", "REPLACE", source);
                 return true;
             } catch (JedisDataException refused) {
+                if (isServerState(refused)) {
+                    throw refused;
+                }
                 turnOff(refused);
                 return false;
             }
@@ -84,6 +91,21 @@ final class FunctionLibrary {
             LOG.info("Redis store {}: Redis Functions unavailable ({}); deciding with EVALSHA scripts",
                     description, RedisStore.describe(cause));
         }
+    }
+
+    /**
+     * Whether {@code e} refuses a write for the state the server is in, not for what it can run:
+     * full under {@code noeviction} (OOM), a replica (READONLY), loading its data, busy with a
+     * script, failing to save (MISCONF), or a Cluster or replication problem. Such a server runs
+     * the library once it is itself again: turning the library off for good would leave the store
+     * on EVALSHA, a quarter more Redis time per decision, until the application restarts.
+     */
+    static boolean isServerState(JedisDataException e) {
+        String code = message(e).split(" ", 2)[0];
+        return switch (code) {
+            case "oom", "readonly", "loading", "busy", "misconf", "masterdown", "noreplicas", "clusterdown", "tryagain" -> true;
+            default -> false;
+        };
     }
 
     /** Whether {@code e} is the reply of a server that lacks the library. */

@@ -4,11 +4,18 @@
 local SLIDING_WINDOW_LOG = 3
 
 -- What an algorithm reads the key through: its stored string (false if none), or for the log a table.
+-- A key that is not a string (overwritten by hand, e.g. a list: GET answers WRONGTYPE) holds no state
+-- of ours: it reads as none, and the next admitted request replaces it, rather than failing every
+-- decision of that client for as long as the key lives (forever, without a TTL).
 local function open(kind, key)
   if kind == SLIDING_WINDOW_LOG then
     return { key = key }
   end
-  return redis.call('GET', key)
+  local v = redis.pcall('GET', key)
+  if type(v) == 'table' then
+    return false
+  end
+  return v
 end
 
 local function exists(v)

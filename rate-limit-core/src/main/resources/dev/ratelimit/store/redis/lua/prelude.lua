@@ -28,6 +28,8 @@
 -- String state is "a:b[:c]" with trailing zeros dropped; a missing key is the all-zero (fresh) state.
 
 local NEVER = -1
+-- Integers up to here are exact in a double; every quantity of a state stays below it.
+local EXACT = 2^53
 
 local function fdiv(a, b)
   local q = math.floor(a / b)
@@ -52,13 +54,19 @@ local function fmt(x)
   return string.format('%d', x)
 end
 
--- The (up to) three numbers of a state string; false (no key) is the fresh state 0, 0, 0.
+-- The (up to) three numbers of a state string; false (no key) is the fresh state 0, 0, 0. So is a
+-- string no algorithm writes (overwritten by hand): not three integers, or one beyond 2^53 (read, it
+-- would reject the client for ever or make a TTL Redis refuses), replaced by the next admitted request.
 local function parse(v)
   if not v then
     return 0, 0, 0
   end
   local a, b, c = string.match(v, '^(%-?%d+):?(%-?%d*):?(%-?%d*)$')
-  return tonumber(a) or 0, tonumber(b) or 0, tonumber(c) or 0
+  a, b, c = tonumber(a) or 0, tonumber(b) or 0, tonumber(c) or 0
+  if math.abs(a) >= EXACT or math.abs(b) >= EXACT or math.abs(c) >= EXACT then
+    return 0, 0, 0
+  end
+  return a, b, c
 end
 
 local function encode(a, b, c)

@@ -5,7 +5,13 @@
 ALGORITHMS[3] = function(v, limit, window, _, now, cost, commit)
   local key = v.key
   if v.size == nil then
-    v.size, v.first = redis.call('ZCARD', key), 0
+    local size = redis.pcall('ZCARD', key)
+    if type(size) == 'table' then
+      -- Not a sorted set (overwritten by hand; ZCARD answers WRONGTYPE): no log of ours, dropped.
+      redis.call('DEL', key)
+      size = 0
+    end
+    v.size, v.first = size, 0
     if v.size > 0 then
       v.newest = tonumber(redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2])
       v.first = redis.call('ZCOUNT', key, '-inf', fmt(now - window))

@@ -92,6 +92,12 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
         }
         tierPrefixes = Map.copyOf(tierPrefixes);
         for (var prefix : tierPrefixes.entrySet()) {
+            // API keys are visible ASCII (the filter refuses others): a prefix with a space would match none.
+            if (!prefix.getKey().chars().allMatch(c -> c >= '!' && c <= '~')) {
+                String shown = prefix.getKey().replaceAll("[^\\x20-\\x7e]", "?");
+                throw new InvalidConfigurationException("tierPrefixes." + shown, "must be visible ASCII (! to ~) like the API keys "
+                        + "it matches, was \"" + shown + "\"");
+            }
             if (!tiers.containsKey(prefix.getValue())) {
                 throw new InvalidConfigurationException("tierPrefixes." + prefix.getKey(), "must name a defined tier "
                         + tiers.keySet() + ", was \"" + prefix.getValue() + "\"");

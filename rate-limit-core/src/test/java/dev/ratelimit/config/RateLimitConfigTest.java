@@ -6,6 +6,8 @@ import dev.ratelimit.Policy;
 import dev.ratelimit.SlidingWindowCounter;
 import dev.ratelimit.TokenBucket;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
@@ -202,5 +204,18 @@ class RateLimitConfigTest {
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining("tiers.free.default")
                 .hasMessageContaining("name the endpoint otherwise");
+    }
+
+    @ParameterizedTest(name = "\"{0}\"")
+    @ValueSource(strings = {"sk-pro- ", " sk-pro-", "sk pro", "sk-pro-\\n", "sk-pr\\u00f6-"})
+    void refusesATierPrefixNoApiKeyCanStartWith(String prefix) {
+        // API keys are visible ASCII (the filter answers others with a 400): "sk-pro- " would silently
+        // leave every pro key in the default tier.
+        String json = "{\"tierPrefixes\": {\"" + prefix + "\": \"free\"}, \"tiers\": {\"free\": {}}}";
+        String shown = prefix.replace("\\n", "?").replace("\\u00f6", "?");
+
+        assertThatThrownBy(() -> parse(json))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("tierPrefixes." + shown + ": must be visible ASCII (! to ~) like the API keys it matches, was \"" + shown + "\"");
     }
 }

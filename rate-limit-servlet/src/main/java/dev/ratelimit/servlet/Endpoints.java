@@ -29,7 +29,39 @@ final class Endpoints {
         this.rules = rules.toArray(new EndpointRule[0]);
         for (int i = 0; i < this.rules.length; i++) {
             requireNormalized("endpoints[" + i + "].path", this.rules[i].path());
+            for (int earlier = 0; earlier < i; earlier++) {
+                EndpointRule first = this.rules[earlier];
+                EndpointRule rule = this.rules[i];
+                if (covers(first, rule)) {
+                    throw new InvalidConfigurationException("endpoints[" + i + "]", rule.method() + " " + rule.path()
+                            + " never matches: endpoints[" + earlier + "] (" + first.method() + " " + first.path() + ") comes first "
+                            + "and matches every request it would (the first matching rule wins); put the more specific rule first");
+                }
+            }
         }
+    }
+
+    /**
+     * Whether every request {@code later} matches is matched by {@code first}, so that {@code later},
+     * listed after it, could never apply. Exact for these patterns: an exact path is one request path,
+     * {@code /x/*} the paths one segment below {@code /x}, {@code /x/**} {@code /x} and everything below.
+     */
+    private static boolean covers(EndpointRule first, EndpointRule later) {
+        boolean methods = first.method().equals("*") || first.method().equals(later.method())
+                || first.method().equals("GET") && later.method().equals("HEAD");
+        if (!methods) {
+            return false;
+        }
+        String path = later.path();
+        if (!path.endsWith("/*") && !path.endsWith("/**")) {
+            return first.matches(first.method(), path);
+        }
+        if (first.path().endsWith("/**")) {
+            String prefix = first.path().substring(0, first.path().length() - 3);
+            String body = path.substring(0, path.lastIndexOf('/'));
+            return body.equals(prefix) || body.startsWith(prefix + "/");
+        }
+        return path.endsWith("/*") && first.path().equals(path);
     }
 
     /**
@@ -37,6 +69,15 @@ final class Endpoints {
      * {@code .} or {@code ..} segment, a {@code ;} parameter): such a rule would silently never apply.
      */
     static void requireNormalized(String field, String pattern) {
+        // Request paths arrive decoded and without their query, so these only match what nobody means
+        // ("/api/scan " matches "/api/scan%20", "/a%20b" matches "/a%2520b"): a typo or a URL, not a path.
+        String problem = pattern.chars().anyMatch(c -> Character.isWhitespace(c) || Character.isISOControl(c))
+                ? "whitespace or control characters" : pattern.indexOf('?') >= 0 || pattern.indexOf('#') >= 0
+                ? "a query (?) or fragment (#)" : pattern.indexOf('%') >= 0 ? "percent-encoding" : null;
+        if (problem != null) {
+            throw new InvalidConfigurationException(field, "must not contain " + problem + ", since request paths are matched "
+                    + "decoded and without their query: \"" + pattern.replaceAll("[^\\x20-\\x7e]", "?") + "\" never matches what it says");
+        }
         String body = pattern.endsWith("/**") ? pattern.substring(0, pattern.length() - 3)
                 : pattern.endsWith("/*") ? pattern.substring(0, pattern.length() - 2) : pattern;
         String wildcard = pattern.substring(body.length());

@@ -3,6 +3,7 @@ package dev.ratelimit.servlet;
 import dev.ratelimit.Clock;
 import dev.ratelimit.Decision;
 import dev.ratelimit.DecisionEvent;
+import dev.ratelimit.InvalidConfigurationException;
 import dev.ratelimit.Limit;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimiter;
@@ -55,6 +56,7 @@ final class Enforcer {
     Enforcer(Settings settings, ThrottledLog log) {
         RateLimitConfig config = settings.config();
         this.endpoints = new Endpoints(config.endpoints());
+        requireRules(config);
         this.allowlist = new AllowlistMatcher(config.allowlist());
         this.clients = settings.clients();
         this.tiers = settings.tiers();
@@ -84,6 +86,16 @@ final class Enforcer {
                 bindings[unmatched] = unmatchedBinding;
             }
             byTier.put(tier.getKey(), bindings);
+        }
+    }
+
+    /** Refuses a limit that no endpoint rule names: no request could ever reach it. */
+    private static void requireRules(RateLimitConfig config) {
+        for (String endpoint : config.tiers().get(config.defaultTier()).keySet()) {
+            if (config.endpoints().stream().noneMatch(rule -> rule.name().equals(endpoint))) {
+                throw new InvalidConfigurationException("tiers." + config.defaultTier() + "." + endpoint, "no endpoints[] rule is named \""
+                        + endpoint + "\", so this limit would never apply; add a rule with \"name\": \"" + endpoint + "\" or remove the limit");
+            }
         }
     }
 

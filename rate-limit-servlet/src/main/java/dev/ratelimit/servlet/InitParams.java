@@ -156,6 +156,11 @@ final class InitParams {
                     throw invalid(redisOnly, echoed(redisOnly), "applies only to a Redis store, but store is memory");
                 }
             }
+            if (mode == FailureMode.LOCAL_FALLBACK) {
+                // Only the Redis store falls back; the filter alone would take it as FAIL_OPEN.
+                throw invalid("failure-mode", param("failure-mode"), "LOCAL_FALLBACK applies only to a Redis store, but store is "
+                        + "memory; use FAIL_OPEN or FAIL_CLOSED");
+            }
             MemoryStore.Builder memory = MemoryStore.builder().clock(Clock.system());
             String maxKeys = param("max-keys-per-limit");
             if (maxKeys != null) {
@@ -223,8 +228,14 @@ final class InitParams {
         }
     }
 
+    /**
+     * The value of init-param {@code name} without surrounding whitespace, which {@code web.xml} layout
+     * adds (a value on its own line): every value is read trimmed, a secret or key prefix included,
+     * as the example app reads its environment.
+     */
     private String param(String name) {
-        return filterConfig.getInitParameter(name);
+        String value = filterConfig.getInitParameter(name);
+        return value == null ? null : value.trim();
     }
 
     private interface Parser<T> {

@@ -40,8 +40,7 @@ class EndpointsTest {
     void matchesTheFirstRuleAndLetsHeadUseGetRules() {
         Endpoints endpoints = new Endpoints(List.of(
                 EndpointRule.of("GET", "/api/scan", "scan"),
-                EndpointRule.of("*", "/api/**", "api"),
-                EndpointRule.of("HEAD", "/api/head", "head")));
+                EndpointRule.of("*", "/api/**", "api")));
 
         assertThat(endpoints.match("GET", "/api/scan")).isZero();
         assertThat(endpoints.match("POST", "/api/scan")).isEqualTo(1);
@@ -79,5 +78,88 @@ class EndpointsTest {
             assertThatThrownBy(() -> Endpoints.requireNormalized("path", pattern)).as(pattern)
                     .isInstanceOf(InvalidConfigurationException.class);
         }
+    }
+
+    @Test
+    void refusesALimitThatNoEndpointRuleNames() {
+        // "search" is limited in every tier, but no rule maps a request to it: it would never apply.
+        RateLimitConfig config = RateLimitConfig.builder()
+                .endpoint(EndpointRule.of("GET", "/api/scan", "scan"))
+                .limit("free", "scan", Policy.tokenBucket(2, 1, Duration.ofSeconds(1)))
+                .limit("free", "search", Policy.fixedWindow(5, Duration.ofMinutes(1)))
+                .build();
+
+        assertThatThrownBy(() -> RateLimitFilter.builder().config(config).build())
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("tiers.free.search: no endpoints[] rule is named \"search\", so this limit would never apply; "
+                        + "add a rule with \"name\": \"search\" or remove the limit");
+    }
+
+    @ParameterizedTest(name = "{0} {1} before {2} {3}")
+    @CsvSource({
+            "GET, /api/scan,  GET,  /api/scan",
+            "*,   /api/scan,  POST, /api/scan",
+            "GET, /api/scan,  HEAD, /api/scan",
+            "GET, /api/*,     GET,  /api/scan",
+            "GET, /api/*,     GET,  /api/*",
+            "GET, /api/**,    GET,  /api",
+            "GET, /api/**,    GET,  /api/v1/*",
+            "GET, /api/**,    GET,  /api/v1/**",
+            "*,   /**,        GET,  /",
+    })
+    void refusesARuleThatAnEarlierRuleAlwaysMatchesFirst(String firstMethod, String firstPath, String method, String path) {
+        RateLimitConfig config = RateLimitConfig.builder()
+                .endpoint(EndpointRule.of(firstMethod, firstPath, "api"))
+                .endpoint(EndpointRule.of(method, path, "scan"))
+                .limit("free", "api", Policy.fixedWindow(100, Duration.ofMinutes(1)))
+                .limit("free", "scan", Policy.tokenBucket(2, 1, Duration.ofSeconds(1)))
+                .build();
+
+        assertThatThrownBy(() -> RateLimitFilter.builder().config(config).build())
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("endpoints[1]: " + method + " " + path + " never matches: endpoints[0] (" + firstMethod + " " + firstPath
+                        + ") comes first and matches every request it would (the first matching rule wins); put the more specific rule first");
+    }
+
+    @ParameterizedTest(name = "{0} {1} before {2} {3}")
+    @CsvSource({
+            "GET,  /api/scan, POST, /api/scan",
+            "HEAD, /api/scan, GET,  /api/scan",
+            "GET,  /api/scan, *,    /api/scan",
+            "GET,  /api/*,    GET,  /api",
+            "GET,  /api/*,    GET,  /api/v1/scan",
+            "GET,  /api/*,    GET,  /api/**",
+            "GET,  /api/**,   GET,  /apis",
+            "GET,  /*,        GET,  /",
+    })
+    void acceptsARuleThatSomeRequestReachesFirst(String firstMethod, String firstPath, String method, String path) {
+        RateLimitConfig config = RateLimitConfig.builder()
+                .endpoint(EndpointRule.of(firstMethod, firstPath, "api"))
+                .endpoint(EndpointRule.of(method, path, "scan"))
+                .limit("free", "api", Policy.fixedWindow(100, Duration.ofMinutes(1)))
+                .limit("free", "scan", Policy.tokenBucket(2, 1, Duration.ofSeconds(1)))
+                .build();
+
+        RateLimitFilter.builder().config(config).build().destroy();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "'/api/scan '          | whitespace or control characters",
+            "'/api/s\tcan'          | whitespace or control characters",
+            "/api/search?q=1       | a query (?) or fragment (#)",
+            "/api/scan#top         | a query (?) or fragment (#)",
+            "/files/my%20docs/**   | percent-encoding",
+    })
+    void refusesAPathPatternWrittenOtherwiseThanTheDecodedPathItMeans(String pattern, String problem) {
+        RateLimitConfig config = RateLimitConfig.builder()
+                .endpoint(EndpointRule.of("GET", pattern, "scan"))
+                .limit("free", "scan", Policy.tokenBucket(2, 1, Duration.ofSeconds(1)))
+                .build();
+
+        // Request paths are matched decoded and without their query: "/api/scan " would only match "/api/scan%20".
+        assertThatThrownBy(() -> RateLimitFilter.builder().config(config).build())
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageStartingWith("endpoints[0].path: must not contain " + problem);
     }
 }

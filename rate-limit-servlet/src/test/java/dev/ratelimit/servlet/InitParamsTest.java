@@ -136,6 +136,34 @@ class InitParamsTest {
         filter.destroy();
     }
 
+    @ParameterizedTest(name = "failure-mode={0}")
+    @CsvSource({"LOCAL_FALLBACK", "local-fallback"})
+    void failsInitOnLocalFallbackWithoutARedisStore(String mode) {
+        // Nothing falls back to memory from memory: the filter would silently fail open instead.
+        assertThat(initFailure("failure-mode", mode)).isEqualTo("RateLimitFilter rateLimit: init-param failure-mode=\"" + mode
+                + "\": LOCAL_FALLBACK applies only to a Redis store, but store is memory; use FAIL_OPEN or FAIL_CLOSED");
+    }
+
+    @Test
+    void trimsTheClientKeySecretAsEveryOtherValueIsTrimmed() {
+        // Twelve characters between the XML's line breaks: as short as "hunter2" once the layout is gone.
+        assertThat(initFailure("store", "redis://127.0.0.1:1", "redis-client-key-secret", "\n    abcdefghijkl\n  "))
+                .contains("init-param redis-client-key-secret=\"(hidden)\": must be at least 16 characters, was 12 characters")
+                .doesNotContain("abcdefghijkl");
+    }
+
+    @Test
+    void acceptsRedisParamsLaidOutOnTheirOwnLines() throws ServletException {
+        RateLimitFilter filter = new RateLimitFilter();
+        filter.init(new MapFilterConfig(
+                "store", "\n    redis://127.0.0.1:1\n  ",
+                "redis-key-prefix", "\n    app1:\n  ",
+                "redis-client-key-secret", "\n    0123456789abcdef-secret\n  ",
+                "redis-timeout", " 250ms ",
+                "fallback-share", " 0.5 "));
+        filter.destroy();
+    }
+
     @Test
     void refusesInitParamsOnAFilterBuiltInCode() {
         RateLimitFilter built = RateLimitFilter.builder().build();

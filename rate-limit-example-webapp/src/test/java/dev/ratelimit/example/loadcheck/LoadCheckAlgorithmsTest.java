@@ -62,8 +62,8 @@ class LoadCheckAlgorithmsTest {
               "defaultTier": "free",
               "tierPrefixes": { "sk-free-": "free" },
               "endpoints": [
-                { "method": "GET", "path": "/api/*", "name": "any" },
-                { "method": "GET", "path": "/api/scan", "name": "scan" }
+                { "method": "GET", "path": "/api/loadcheck", "name": "scan" },
+                { "method": "GET", "path": "/api/*", "name": "any" }
               ],
               "tiers": { "free": {
                 "any": { "algorithm": "token_bucket", "capacity": 100, "refillTokens": 10, "refillPeriod": "1s" },
@@ -119,13 +119,13 @@ class LoadCheckAlgorithmsTest {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int exit;
         try (RunningExample app = RunningExample.start(Clock.system(), "--config=" + config)) {
-            exit = LoadCheck.run(new String[] {"--url=" + app.uri(), "--config=" + config, "--endpoints=scan", "--duration=500ms"},
+            exit = LoadCheck.run(new String[] {"--url=" + app.uri(), "--config=" + config, "--endpoints=any", "--duration=500ms"},
                     Clock.system(), new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         }
 
         assertThat(exit).as(out()).isEqualTo(LoadCheck.USAGE);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--endpoints: the load check's request for \"scan\" (GET /api/scan) "
-                + "is decided by the earlier rule \"any\" (GET /api/*), so its bound would not be the servers'");
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--endpoints: the load check's request for \"any\" (GET /api/loadcheck) "
+                + "is decided by the earlier rule \"scan\" (GET /api/loadcheck), so its bound would not be the servers'");
     }
 
     private Path write(String name, String json) throws IOException {

@@ -103,6 +103,19 @@ class ClientIdentityTest {
     }
 
     @Test
+    void countsTheForwardedClientWhateverUnclosedQuoteItWroteLeftOfItself() {
+        start(RateLimitFilter.builder().trustedProxies("127.0.0.0/8").forwardedHeader(ForwardedHeader.FORWARDED));
+
+        exhaustScan("Forwarded", "for=203.0.113.7");
+
+        // The client sent 'for="198.51.100.1' and the proxy appended its element to the same line: the
+        // client's open quote must not swallow the element the proxy wrote and make the client the proxy.
+        assertThat(server.get("/api/scan", "Forwarded", "for=\"198.51.100.1, for=203.0.113.7").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/scan", "Forwarded", "for=198.51.100.1;x=\", for=203.0.113.7;proto=https").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/scan").headers().firstValue("X-RateLimit-Remaining")).hasValue("9");   // the proxy itself
+    }
+
+    @Test
     void readsTheForwardedHeaderWithQuotedIpv6AndNormalizesTheAddress() {
         start(RateLimitFilter.builder().trustedProxies("127.0.0.0/8").forwardedHeader(ForwardedHeader.FORWARDED));
 

@@ -1,6 +1,7 @@
 package dev.ratelimit.servlet.client;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
 import java.util.Locale;
@@ -85,40 +86,53 @@ final class ForwardedChain {
      * The {@code for} parameter of every element of every {@code Forwarded} line (RFC 7239:
      * elements separated by commas, pairs by semicolons, values a token or a quoted string). An
      * element without {@code for} stands for an unknown hop ({@code "unknown"}); a malformed element
-     * is kept as {@code ""}, which {@link #nodeAddress} cannot read.
+     * is kept as {@code ""}, which {@link #nodeAddress} cannot read. Each line is split from the right,
+     * as the walk reads it: the right end is what the proxies appended, so a quote a client left open
+     * further left cannot swallow their elements.
      */
     static List<String> forwardedNodes(Enumeration<String> values) {
         List<String> nodes = new ArrayList<>();
+        List<String> line = new ArrayList<>();
         while (values.hasMoreElements()) {
             String value = values.nextElement();
-            int start = 0;
+            line.clear();
+            int end = value.length();
             while (true) {
-                int end = elementEnd(value, start);
+                int start = elementStart(value, end);
                 String forValue = forValue(value, start, end);
-                nodes.add(forValue == null ? "" : forValue);
-                if (end >= value.length()) {
+                line.add(forValue == null ? "" : forValue);
+                if (start == 0) {
                     break;
                 }
-                start = end + 1;
+                end = start - 1;
             }
+            Collections.reverse(line);
+            nodes.addAll(line);
         }
         return nodes;
     }
 
-    /** The index of the comma outside quoted strings that ends the element starting at {@code from}, or the length. */
-    private static int elementEnd(String value, int from) {
+    /** The index after the comma outside quoted strings that begins the element ending at {@code to}, or 0. */
+    private static int elementStart(String value, int to) {
         boolean quoted = false;
-        for (int i = from; i < value.length(); i++) {
+        for (int i = to - 1; i >= 0; i--) {
             char c = value.charAt(i);
-            if (quoted && c == '\\') {
-                i++;
-            } else if (c == '"') {
+            if (c == '"' && !escaped(value, i)) {
                 quoted = !quoted;
             } else if (c == ',' && !quoted) {
-                return i;
+                return i + 1;
             }
         }
-        return value.length();
+        return 0;
+    }
+
+    /** Whether the character at {@code i} follows an odd number of backslashes (a quoted-pair). */
+    private static boolean escaped(String value, int i) {
+        int backslashes = 0;
+        for (int j = i - 1; j >= 0 && value.charAt(j) == '\\'; j--) {
+            backslashes++;
+        }
+        return backslashes % 2 == 1;
     }
 
     /** The {@code for} value of the element {@code value[from, n)}, {@code "unknown"} without one, null when malformed. */

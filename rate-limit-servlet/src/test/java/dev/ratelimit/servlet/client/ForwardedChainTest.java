@@ -55,6 +55,9 @@ class ForwardedChainTest {
         assertThat(client("10.0.0.1", FORWARDED, "for=1.1.1.1;for=2.2.2.2, for=\"203.0.113.5\";proto=https")).isEqualTo("203.0.113.5");
         assertThat(client("10.0.0.1", FORWARDED, "for=\"a,b\", for=203.0.113.5")).isEqualTo("203.0.113.5");
         assertThat(client("10.0.0.1", FORWARDED, "for=203.0.113.5, for=\"a,b\"")).isEqualTo("10.0.0.1");
+        // A quote the client left open does not reach into the elements the proxies appended after it.
+        assertThat(client("10.0.0.1", FORWARDED, "for=\"1.1.1.1, for=203.0.113.5")).isEqualTo("203.0.113.5");
+        assertThat(client("10.0.0.1", FORWARDED, "for=1.1.1.1;x=\", for=\"[2001:db8::5]:80\", for=10.2.2.2")).isEqualTo("2001:db8::5");
     }
 
     @Test

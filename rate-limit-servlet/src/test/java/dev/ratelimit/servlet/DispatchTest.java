@@ -111,6 +111,22 @@ class DispatchTest {
     }
 
     @Test
+    void refusesAnAsyncDispatchToALimitedPathAfterTheApplicationTookTheWriter() {
+        start(Counting.EVERY_DISPATCH);
+        server.statuses(10, 1, "GET", "/api/scan");
+
+        // An unlimited page takes the writer, then re-dispatches to a limited path that is over its limit.
+        HttpResponse<String> response = server.get("/home?writer=1&async=/api/scan");
+
+        assertThat(response.statusCode()).isEqualTo(429);
+        assertThat(response.headers().firstValue("Retry-After")).hasValue("1");
+        assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(type -> assertThat(type).startsWith("application/problem+json"));
+        assertThat(response.body()).isEqualTo("{\"type\":\"urn:dev-ratelimit:rate-limited\",\"title\":\"Too Many Requests\",\"status\":429,"
+                + "\"detail\":\"Too many requests to scan for tier free: 10 allowed; retry after 1 s.\",\"error\":\"rate_limited\","
+                + "\"retry_after\":1,\"tier\":\"free\",\"endpoint\":\"scan\",\"policy\":\"scan\",\"limit\":10}");
+    }
+
+    @Test
     void letsTheApplicationsOwnFailureThroughUnchanged() {
         start(Counting.REQUEST_ONLY);
 

@@ -421,4 +421,21 @@ class TomcatFilterTest {
         // A forward from an unlimited path to a limited one is counted there when forwards count.
         assertThat(get("/api/home?forward=/api/scan").headers().firstValue("X-RateLimit-Remaining")).hasValue(String.valueOf(--remaining));
     }
+
+    @Test
+    void refusesADispatchToALimitedPathAfterTheApplicationTookTheWriter() {
+        start(context -> declareFilter(context, "dispatcher-types", "REQUEST,FORWARD,ASYNC"));
+        for (int i = 0; i < 10; i++) {
+            get("/api/scan");
+        }
+
+        // An unlimited page takes the writer, then forwards or re-dispatches to a limited path over its limit.
+        for (String dispatch : List.of("forward=/api/scan", "async=/api/scan")) {
+            HttpResponse<String> response = get("/api/home?writer=1&" + dispatch);
+
+            assertThat(response.statusCode()).as(dispatch).isEqualTo(429);
+            assertThat(response.headers().firstValue("Retry-After")).as(dispatch).hasValue("1");
+            assertThat(response.body()).as(dispatch).startsWith("{\"type\":\"urn:dev-ratelimit:rate-limited\"").doesNotContain("ok GET");
+        }
+    }
 }

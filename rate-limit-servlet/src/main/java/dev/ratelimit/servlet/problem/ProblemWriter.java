@@ -2,11 +2,14 @@ package dev.ratelimit.servlet.problem;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 
 /** Sends a {@link Problem} as the whole response: its status, {@code application/problem+json}, the JSON body. */
 public final class ProblemWriter {
@@ -25,7 +28,8 @@ public final class ProblemWriter {
     }
 
     /**
-     * Sets the status and content type and writes the body; headers already set are kept. When
+     * Sets the status and content type and writes the body, in place of anything buffered (except in an
+     * include) and through the writer if the application already took it; headers already set are kept. When
      * {@code request} came over HTTP/1.x with a body (which a refusal never reads), the answer also says
      * {@code Connection: close}: a server cannot keep a connection whose request body it did not
      * consume, and without the header the client would send its next request on a connection that is
@@ -36,10 +40,24 @@ public final class ProblemWriter {
         if (hasBody(request) && request.getProtocol() != null && request.getProtocol().startsWith("HTTP/1.")) {
             response.setHeader("Connection", "close");
         }
+        if (request.getDispatcherType() != DispatcherType.INCLUDE && !response.isCommitted()) {
+            // An async re-dispatch keeps what the application buffered before it: the problem is the whole answer.
+            response.resetBuffer();
+        }
         response.setStatus(problem.status());
         response.setContentType(MEDIA_TYPE);
+        ServletOutputStream out;
+        try {
+            out = response.getOutputStream();
+        } catch (IllegalStateException writerTaken) {
+            // A dispatch (a forward in Tomcat, an async re-dispatch) keeps the writer the application took
+            // before it: the answer goes through it, or the refusal would fail and the request pass on.
+            response.getWriter().write(new String(body, StandardCharsets.UTF_8));
+            response.flushBuffer();
+            return;
+        }
         response.setContentLength(body.length);
-        response.getOutputStream().write(body);
+        out.write(body);
         response.flushBuffer();
     }
 

@@ -63,7 +63,7 @@ local function parse(v)
   end
   local a, b, c = string.match(v, '^(%-?%d+):?(%-?%d*):?(%-?%d*)$')
   a, b, c = tonumber(a) or 0, tonumber(b) or 0, tonumber(c) or 0
-  if math.abs(a) >= EXACT or math.abs(b) >= EXACT or math.abs(c) >= EXACT then
+  if a >= EXACT or a <= -EXACT or b >= EXACT or b <= -EXACT or c >= EXACT or c <= -EXACT then
     return 0, 0, 0
   end
   return a, b, c

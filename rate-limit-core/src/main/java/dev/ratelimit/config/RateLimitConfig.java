@@ -181,6 +181,16 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
             return this;
         }
 
+        /**
+         * Declares {@code tier} without adding a limit to it: a tier with no endpoint limits, whose
+         * clients get only the {@link #unmatched} limit (one limit per client for every request).
+         * Tiers that {@link #limit} names are declared by it.
+         */
+        public Builder tier(String tier) {
+            tiers.computeIfAbsent(tier, t -> new LinkedHashMap<>());
+            return this;
+        }
+
         /** Adds a policy to {@code endpoint} in {@code tier}; several make a composite limit. */
         public Builder limit(String tier, String endpoint, Policy... policies) {
             tiers.computeIfAbsent(tier, t -> new LinkedHashMap<>()).computeIfAbsent(endpoint, e -> new ArrayList<>())

@@ -122,6 +122,19 @@ class RateLimitConfigTest {
     }
 
     @Test
+    void buildsInCodeOneLimitPerClientForEveryRequest() {
+        RateLimitConfig config = RateLimitConfig.builder()
+                .tier("free")
+                .unmatched(TokenBucket.perSecond(10, 1))
+                .build();
+
+        assertThat(config.tiers()).containsOnlyKeys("free");
+        assertThat(config.tiers().get("free")).isEmpty();
+        assertThat(config.endpoints()).isEmpty();
+        assertThat(config.unmatched().orElseThrow().policies()).containsExactly(TokenBucket.perSecond(10, 1));
+    }
+
+    @Test
     void endpointRulesMatchExactPathsOneSegmentOrAnyDepth() {
         assertThat(EndpointRule.of("GET", "/api/scan", "scan").matches("GET", "/api/scan")).isTrue();
         assertThat(EndpointRule.of("GET", "/api/scan", "scan").matches("POST", "/api/scan")).isFalse();

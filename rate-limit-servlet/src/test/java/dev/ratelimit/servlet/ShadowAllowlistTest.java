@@ -89,8 +89,7 @@ class ShadowAllowlistTest {
     @Test
     void allowlistedPathsAreNeverLimitedNorCounted() {
         RateLimitConfig config = RateLimitConfig.builder()
-                .endpoint(EndpointRule.of("GET", "/api/scan", "scan"))
-                .limit("free", "scan", Policy.tokenBucket(2, 1, Duration.ofSeconds(1)))
+                .tier("free")
                 .unmatched(Policy.fixedWindow(2, Duration.ofHours(1)))
                 .allowlist(new Allowlist(List.of("/health", "/static/**"), List.of()))
                 .build();

@@ -10,7 +10,8 @@ import java.util.Optional;
  *
  * <p>For a composite limit, the numbers describe one policy: on rejection the one that needs the
  * longest wait (the request passes only when that one does), otherwise the one closest to
- * rejecting (fewest remaining).
+ * rejecting (fewest remaining). {@code remaining} is always the fewest any policy has left: a
+ * rejected cost of 5 may find 3 left in the policy with the longest wait and none in another.
  *
  * @param verdict          allowed, rejected, never passable, or store unavailable
  * @param source           who decided: the store, the denial cache, the local fallback, or a failure mode

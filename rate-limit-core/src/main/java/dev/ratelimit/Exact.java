@@ -9,6 +9,13 @@ public final class Exact {
     /** 2^53: the bound below which doubles represent every integer exactly. */
     public static final long MAX = 1L << 53;
 
+    /**
+     * 2^52 µs, about 142 years: the longest a bucket may take to refill from empty. A state's
+     * timestamps run at most that far ahead of the clock (GCRA stores one), so they stay below
+     * {@link #MAX} until 2112.
+     */
+    public static final long MAX_REFILL_MICROS = 1L << 52;
+
     private Exact() {
     }
 
@@ -39,9 +46,16 @@ public final class Exact {
     }
 
     static void requireExact(String what, long product, String hint) {
-        if (product > MAX) {
+        if (product >= MAX) {
             throw new InvalidConfigurationException(what, "is too large for exact arithmetic (must stay below 2^53 = "
                     + MAX + ", was " + (product == Long.MAX_VALUE ? "more" : product) + "); " + hint);
+        }
+    }
+
+    static void requireRefillTime(String what, long micros, String hint) {
+        if (micros > MAX_REFILL_MICROS) {
+            throw new InvalidConfigurationException(what, "takes too long to refill from empty (at most 2^52 µs, about 142 years, was "
+                    + Durations.ofMicros(micros) + "); " + hint);
         }
     }
 }

@@ -13,7 +13,8 @@ import java.time.Duration;
  *
  * @param rate   requests per {@code period}, {@code > 0}
  * @param period the period of {@code rate}, positive, whole microseconds
- * @param burst  the most requests that can pass back to back, {@code > 0}
+ * @param burst  the most requests that can pass back to back, {@code > 0}; {@code burst * intervalUnits}
+ *               below 2^53, and the time to recover a full burst at most 2^52 µs (about 142 years)
  */
 public record Gcra(long rate, Duration period, long burst) implements Policy {
 
@@ -25,6 +26,9 @@ public record Gcra(long rate, Duration period, long burst) implements Policy {
         long interval = periodMicros / Exact.gcd(rate, periodMicros);
         Exact.requireExact("burst", Exact.productOrOverflow(burst, interval),
                 "burst " + burst + " x period " + period + " / rate " + rate + "; lower the burst or shorten the period");
+        // The theoretical arrival time runs up to this far ahead of the clock, and is stored.
+        Exact.requireRefillTime("burst", Exact.ceilDiv(burst * interval, rate / Exact.gcd(rate, periodMicros)),
+                "lower the burst or raise the rate");
     }
 
     /** The emission interval's numerator: period µs / gcd(rate, period µs). */

@@ -16,7 +16,8 @@ import java.time.Duration;
  * {@link #refillUnitsPerMicro()} / {@link #unitsPerToken()} so that, for example, 3 tokens per second
  * never drifts.
  *
- * @param capacity     the most tokens the bucket holds, {@code > 0}
+ * @param capacity     the most tokens the bucket holds, {@code > 0}; {@code capacity * unitsPerToken} below
+ *                     2^53, and the time to refill from empty at most 2^52 µs (about 142 years)
  * @param refillTokens tokens added per {@code refillPeriod}, {@code > 0}
  * @param refillPeriod the period of {@code refillTokens}, positive, whole microseconds
  */
@@ -31,6 +32,8 @@ public record TokenBucket(long capacity, long refillTokens, Duration refillPerio
         Exact.requireExact("capacity", Exact.productOrOverflow(capacity, unitsPerToken),
                 "capacity " + capacity + " x refillPeriod " + refillPeriod + " / refillTokens " + refillTokens
                         + "; lower the capacity or use a shorter refill period");
+        Exact.requireRefillTime("capacity", Exact.ceilDiv(capacity * unitsPerToken, refillTokens / Exact.gcd(refillTokens, periodMicros)),
+                "lower the capacity or refill faster");
     }
 
     /** {@code capacity} tokens refilled at {@code tokensPerSecond} per second. */

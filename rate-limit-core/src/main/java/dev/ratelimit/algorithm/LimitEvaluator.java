@@ -72,7 +72,7 @@ public final class LimitEvaluator {
         for (int i = 0; i < algorithms.length; i++) {
             long wait = algorithms[i].waitMicros(s, base + wordOffsets[i], logArray, logBase + logOffsets[i], now, cost);
             if (wait == Algorithm.NEVER) {
-                return describe(i, Verdict.COST_EXCEEDS_LIMIT, s, base, logArray, logBase, now, Decision.NEVER);
+                return reject(i, Verdict.COST_EXCEEDS_LIMIT, s, base, logArray, logBase, now, Decision.NEVER);
             }
             if (wait > longestWait) {
                 longestWait = wait;
@@ -80,7 +80,7 @@ public final class LimitEvaluator {
             }
         }
         if (decider >= 0) {
-            return describe(decider, Verdict.REJECTED, s, base, logArray, logBase, now, longestWait);
+            return reject(decider, Verdict.REJECTED, s, base, logArray, logBase, now, longestWait);
         }
         for (int i = 0; i < algorithms.length; i++) {
             algorithms[i].consume(s, base + wordOffsets[i], logArray, logBase + logOffsets[i], now, cost);
@@ -117,7 +117,25 @@ public final class LimitEvaluator {
         Algorithm a = algorithms[i];
         int o = base + wordOffsets[i];
         int l = logBase + logOffsets[i];
-        return new Decision(verdict, Source.STORE, a.policy(), a.policy().limit(),
-                a.remaining(s, o, logArray, l, now), a.resetAfterMicros(s, o, logArray, l, now), retryAfter);
+        return describe(i, verdict, a.remaining(s, o, logArray, l, now), s, base, logArray, logBase, now, retryAfter);
+    }
+
+    /**
+     * A refusal described by policy {@code i} (the longest wait), but with the fewest requests any
+     * policy has left: another policy may have none while {@code i} only lacks room for this cost.
+     */
+    private Decision reject(int i, Verdict verdict, long[] s, int base, Object[] logArray, int logBase, long now, long retryAfter) {
+        long fewest = Long.MAX_VALUE;
+        for (int j = 0; j < algorithms.length; j++) {
+            fewest = Math.min(fewest, algorithms[j].remaining(s, base + wordOffsets[j], logArray, logBase + logOffsets[j], now));
+        }
+        return describe(i, verdict, fewest, s, base, logArray, logBase, now, retryAfter);
+    }
+
+    private Decision describe(int i, Verdict verdict, long remaining, long[] s, int base, Object[] logArray, int logBase, long now,
+                              long retryAfter) {
+        Algorithm a = algorithms[i];
+        return new Decision(verdict, Source.STORE, a.policy(), a.policy().limit(), remaining,
+                a.resetAfterMicros(s, base + wordOffsets[i], logArray, logBase + logOffsets[i], now), retryAfter);
     }
 }

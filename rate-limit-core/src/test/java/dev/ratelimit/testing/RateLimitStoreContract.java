@@ -254,21 +254,41 @@ public abstract class RateLimitStoreContract {
 
     @Test
     void countsNearTwoToThe53StayExact() {
-        long max = 1L << 53;
-        // fixed window of 2^53: 1 + 2^53 is not a double, and must not round down to the limit
+        long max = (1L << 53) - 1;
+        // fixed window of 2^53 - 1: 2 + (2^53 - 1) is not a double, and must not round down to the limit
         Run window = run(Policy.fixedWindow(max, Duration.ofSeconds(1)));
-        window.acquire(1);
+        window.acquire(2);
         assertThat(window.acquire(max).verdict()).isEqualTo(Verdict.REJECTED);
         Run counter = run(Policy.slidingWindowCounter(max, Duration.ofNanos(1_000)));
-        counter.acquire(1);
+        counter.acquire(2);
         assertThat(counter.acquire(max).verdict()).isEqualTo(Verdict.REJECTED);
-        // token bucket and GCRA of 2^53 - 1 units, 1 per µs: 2 missing + (2^53 - 1) asked is odd above 2^53
-        Run bucket = run(Policy.tokenBucket(max - 1, 1, Duration.ofNanos(1_000)));
+        // token bucket and GCRA of 2^53 - 1 units, 2 per µs: 2 missing + (2^53 - 1) asked is odd above 2^53
+        Run bucket = run(Policy.tokenBucket(max, 2, Duration.ofNanos(1_000)));
         bucket.acquire(2);
-        assertThat(bucket.acquire(max - 1).retryAfterMicros()).isEqualTo(2);
-        Run gcra = run(Policy.gcra(1, Duration.ofNanos(1_000), max - 1));
+        assertThat(bucket.acquire(max).retryAfterMicros()).isEqualTo(1);
+        Run gcra = run(Policy.gcra(2, Duration.ofNanos(1_000), max));
         gcra.acquire(2);
-        assertThat(gcra.acquire(max - 1).retryAfterMicros()).isEqualTo(2);
+        assertThat(gcra.acquire(max).retryAfterMicros()).isEqualTo(1);
+        // a state at exactly 2^53 would read as fresh in Lua: full, each still refuses the next request
+        window.advance(Duration.ofSeconds(1));
+        assertThat(window.acquire(max).verdict()).isEqualTo(Verdict.ALLOWED);
+        assertThat(window.acquire(1).verdict()).isEqualTo(Verdict.REJECTED);
+        // 2^53 + 1 is the double 2^53: still above the limit
+        assertThat(window.acquire(max + 2).verdict()).isEqualTo(Verdict.COST_EXCEEDS_LIMIT);
+    }
+
+    @Test
+    void aCompositeRejectionNeverPromisesMoreThanItsTightestPolicyLets() {
+        // 10 an hour and a bucket of 7: after 7, the hour has 3 left but the bucket none
+        Run run = run(Policy.fixedWindow(10, Duration.ofHours(1)), Policy.tokenBucket(7, 1, Duration.ofSeconds(1)));
+        run.acquire(7);
+        Decision heavy = run.acquire(5);
+        assertThat(heavy.policy()).as("the policy with the longest wait").isEqualTo(Policy.fixedWindow(10, Duration.ofHours(1)));
+        assertThat(heavy.remaining()).as("remaining").isZero();
+        assertThat(run.acquire(1).verdict()).isEqualTo(Verdict.REJECTED);
+        Decision never = run.acquire(8);
+        assertThat(never.verdict()).isEqualTo(Verdict.COST_EXCEEDS_LIMIT);
+        assertThat(never.remaining()).as("remaining").isZero();
     }
 
     @Test

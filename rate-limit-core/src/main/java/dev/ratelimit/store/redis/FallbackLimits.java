@@ -20,6 +20,9 @@ import java.util.List;
  * least 1. A refill or emission rate is multiplied by the share too: the token count is scaled when
  * that leaves at least one token, otherwise the period is stretched (one token per
  * {@code period / (tokens * share)}), so 1 per second at a share of 1/4 becomes 1 per 4 seconds.
+ * Where the scaled rate would make a policy its validation refuses (a bucket slower to refill
+ * than the longest allowed, or beyond exact arithmetic), the count is scaled and the rate kept:
+ * always valid, since it holds less for no longer than the policy it comes from.
  */
 final class FallbackLimits {
     private FallbackLimits() {
@@ -40,13 +43,11 @@ final class FallbackLimits {
         if (policy instanceof TokenBucket p) {
             long capacity = count(p.capacity(), share);
             long tokens = (long) Math.floor(p.refillTokens() * share);
-            if (tokens >= 1) {
-                return new TokenBucket(capacity, tokens, p.refillPeriod());
-            }
             try {
-                return new TokenBucket(capacity, 1, stretch(p.refillPeriod(), p.refillTokens() * share));
+                return tokens >= 1 ? new TokenBucket(capacity, tokens, p.refillPeriod())
+                        : new TokenBucket(capacity, 1, stretch(p.refillPeriod(), p.refillTokens() * share));
             } catch (InvalidConfigurationException tooSlowForExactArithmetic) {
-                return new TokenBucket(capacity, 1, p.refillPeriod());
+                return new TokenBucket(capacity, p.refillTokens(), p.refillPeriod());
             }
         } else if (policy instanceof FixedWindow p) {
             return new FixedWindow(count(p.limit(), share), p.window());
@@ -57,13 +58,10 @@ final class FallbackLimits {
         } else if (policy instanceof Gcra p) {
             long burst = count(p.burst(), share);
             long rate = (long) Math.floor(p.rate() * share);
-            if (rate >= 1) {
-                return new Gcra(rate, p.period(), burst);
-            }
             try {
-                return new Gcra(1, stretch(p.period(), p.rate() * share), burst);
+                return rate >= 1 ? new Gcra(rate, p.period(), burst) : new Gcra(1, stretch(p.period(), p.rate() * share), burst);
             } catch (InvalidConfigurationException tooSlowForExactArithmetic) {
-                return new Gcra(1, p.period(), burst);
+                return new Gcra(p.rate(), p.period(), burst);
             }
         }
         throw new IllegalArgumentException("policy: unknown type " + policy.getClass().getName());

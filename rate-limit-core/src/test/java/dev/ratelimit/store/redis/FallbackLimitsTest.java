@@ -33,6 +33,15 @@ class FallbackLimitsTest {
     }
 
     @Test
+    void aScaledRateThatValidationWouldRefuseKeepsTheRateAndScalesTheCount() {
+        // 4 a second into 18 billion tokens takes 142 years to refill; 1 a second into 30% of them, 171.
+        Policy slow = Policy.tokenBucket(18_000_000_000L, 4, Duration.ofSeconds(1));
+        assertThat(FallbackLimits.scale(slow, 0.3)).isEqualTo(Policy.tokenBucket(5_400_000_000L, 4, Duration.ofSeconds(1)));
+        Policy slowGcra = Policy.gcra(4, Duration.ofSeconds(1), 18_000_000_000L);
+        assertThat(FallbackLimits.scale(slowGcra, 0.3)).isEqualTo(Policy.gcra(4, Duration.ofSeconds(1), 5_400_000_000L));
+    }
+
+    @Test
     void aShareOfOneKeepsTheLimitAndACompositeKeepsItsName() {
         Limit limit = Limit.of("scan", Policy.tokenBucket(10, 1, Duration.ofSeconds(1)), Policy.fixedWindow(100, Duration.ofHours(1)));
         assertThat(FallbackLimits.scale(limit, 1.0)).isSameAs(limit);

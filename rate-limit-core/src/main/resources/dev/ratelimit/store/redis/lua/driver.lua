@@ -90,12 +90,15 @@ local function decideAll(KEYS, ARGV, now, cost, slackMillis)
     end
   end
   if verdict > 0 then
+    -- described by the policy with the longest wait, but remaining is the fewest any policy has left
+    local fewest = remainings[decider]
     for i = 1, n do
       if forgets[i] <= now and exists(values[i]) then
         redis.call('DEL', KEYS[i])
       end
+      fewest = math.min(fewest, remainings[i])
     end
-    return { verdict, decider - 1, remainings[decider], resets[decider], longestWait }
+    return { verdict, decider - 1, fewest, resets[decider], longestWait }
   end
   -- Allowed: take the cost from each and describe the policy closest to rejecting (the first if tied).
   local best

@@ -92,7 +92,10 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
             String name = eq < 0 ? arg : arg.substring(0, eq);
             Setting setting = Arrays.stream(Setting.values()).filter(s -> s.flag().equals(name)).findFirst().orElse(null);
             if (setting == null) {
-                throw new OptionException("unknown argument \"" + printable(name) + "\"; known: --help, "
+                // Not a flag: a Redis URL or a secret given without its flag (or after "--redis-url= "), so never shown.
+                String shown = arg.startsWith("-") ? "\"" + printable(name) + "\"" : "of " + arg.length() + " characters (not shown: "
+                        + "it is no --name=value flag, and may hold a password)";
+                throw new OptionException("unknown argument " + shown + "; known: --help, "
                         + String.join(", ", Arrays.stream(Setting.values()).map(Setting::flag).toList()));
             }
             if (eq < 0) {

@@ -172,6 +172,19 @@ class ExampleOptionsTest {
     }
 
     @Test
+    void neverPrintsARedisPasswordGivenAsAStrayArgument() {
+        // "--redis-url= redis://..." or a URL or secret without its flag arrives as an unknown argument.
+        assertThatThrownBy(() -> ExampleOptions.parse(new String[] {"redis://:hun=ter2@cache:6379"}, Map.of()))
+                .hasMessageStartingWith("unknown argument of 28 characters (not shown: it is no --name=value flag, and may "
+                        + "hold a password); known: --help, --port")
+                .message().doesNotContain("hun").doesNotContain("ter2");
+        assertThatThrownBy(() -> ExampleOptions.parse(new String[] {"--redis-client-key-secret=", "a-long-random-secret"}, Map.of()))
+                .message().doesNotContain("secret\"").doesNotContain("a-long");
+        assertThatThrownBy(() -> ExampleOptions.parse(new String[] {"--redis_url=redis://:hunter2@cache"}, Map.of()))
+                .message().startsWith("unknown argument \"--redis_url\"; known: ").doesNotContain("hunter2");
+    }
+
+    @Test
     void refusesAShutdownTimeoutTooLongToWaitForInsteadOfFailingAtStartOrAtSigterm() {
         // 106752 days no longer fit in a long of nanoseconds: the stop log and Jetty's stop timeout overflowed.
         assertThat(problem(Map.of("SHUTDOWN_TIMEOUT", "106752d")))

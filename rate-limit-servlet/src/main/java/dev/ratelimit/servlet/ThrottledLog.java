@@ -4,14 +4,16 @@ import dev.ratelimit.Clock;
 import org.slf4j.Logger;
 
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Pattern;
 
 /**
  * Warns at most once a minute, so that a broken resolver or store under load does not flood the log;
- * the next warning says how many were suppressed. Every message has its control characters (CR, LF...)
- * replaced, so nothing from a request can forge log lines.
+ * the next warning says how many were suppressed. Every message has its control characters (CR, LF,
+ * NEL...) and Unicode line separators replaced, so nothing from a request can forge log lines.
  */
 final class ThrottledLog {
     private static final long INTERVAL_MICROS = 60_000_000L;
+    private static final Pattern LINE_BREAKERS = Pattern.compile("[\\x00-\\x1F\\x7F-\\x9F\\u2028\\u2029]");
 
     private final Logger log;
     private final Clock clock;
@@ -44,7 +46,11 @@ final class ThrottledLog {
         return out.toString();
     }
 
+    /**
+     * {@code s} with every character that can break a log line replaced by {@code ?}: the ASCII and C1
+     * controls (a header byte 0x85 arrives as NEL) and the Unicode line and paragraph separators.
+     */
     static String clean(String s) {
-        return s.replaceAll("\\p{Cntrl}", "?");
+        return LINE_BREAKERS.matcher(s).replaceAll("?");
     }
 }

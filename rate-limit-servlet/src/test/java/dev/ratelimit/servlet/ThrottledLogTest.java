@@ -82,6 +82,16 @@ class ThrottledLogTest {
     }
 
     @Test
+    void neverLetsAUnicodeLineBreakForgeALogLine() {
+        // A header byte 0x85 arrives as U+0085 (NEL) from an ISO-8859-1 decoding; U+2028 and U+2029
+        // end lines in JSON log viewers and many terminals.
+        RecordingLogger logger = new RecordingLogger();
+        new ThrottledLog(logger, () -> 0).warn("a\u0085b\u2028c\u2029d\u009be");
+
+        assertThat(logger.lines).containsExactly("WARN a?b?c?d?e");
+    }
+
+    @Test
     void describesAnExceptionWithoutItsMessage() {
         RuntimeException e = new IllegalStateException("lost connection while deciding apikey:sk-pro-secret");
 

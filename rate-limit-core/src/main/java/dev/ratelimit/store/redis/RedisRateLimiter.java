@@ -167,7 +167,8 @@ final class RedisRateLimiter implements RateLimiter {
         return false;
     }
 
-    private static boolean isTimeout(Throwable e) {
+    /** Whether {@code e} is a read (or connect) that timed out. */
+    static boolean isTimeout(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof java.net.SocketTimeoutException) {
                 return true;

@@ -81,6 +81,48 @@ class RedisPipeliningTest {
         }
     }
 
+    @Test
+    void aCrowdWaitingBehindAFrozenRedisWaitsForOneTimeoutNotForOneBatchAfterAnother() throws Exception {
+        // More callers than the senders' batches hold (4 x 64): before, those left queued were sent
+        // to the frozen Redis batch after batch, each batch waiting out the timeout again.
+        int callers = 600;
+        Duration timeout = Duration.ofSeconds(1);
+        try (RedisServer redis = RedisServer.start();
+             RedisStore store = RedisStore.builder().url(redis.url()).readTimeout(timeout).build()) {
+            RateLimiter limiter = store.limiter(CROWD);
+            assertThat(limiter.tryAcquire("warm-up").source()).isEqualTo(Source.STORE);
+            ExecutorService threads = Executors.newFixedThreadPool(callers);
+            try {
+                CountDownLatch ready = new CountDownLatch(callers);
+                CountDownLatch go = new CountDownLatch(1);
+                List<Future<Long>> tookMillis = new ArrayList<>();
+                for (int i = 0; i < callers; i++) {
+                    String client = "client-" + i;
+                    tookMillis.add(threads.submit(() -> {
+                        ready.countDown();
+                        go.await();
+                        long started = System.nanoTime();
+                        assertThat(limiter.tryAcquire(client).source()).isEqualTo(Source.LOCAL_FALLBACK);
+                        return (System.nanoTime() - started) / 1_000_000;
+                    }));
+                }
+                ready.await();
+                redis.pause();
+                go.countDown();
+                long slowest = 0;
+                for (Future<Long> f : tookMillis) {
+                    slowest = Math.max(slowest, f.get());
+                }
+                // The timeout in flight, and the caller's own if it queued just after the first batches
+                // failed, before the breaker opened (plus room for 600 threads on a busy 2-core machine).
+                // Not the five or six timeouts of batches sent one after another (5.0 s and 6.0 s before).
+                assertThat(slowest).isLessThan(timeout.multipliedBy(7).dividedBy(2).toMillis());
+            } finally {
+                threads.shutdownNow();
+            }
+        }
+    }
+
     private static RedisStore store(RedisServer redis, boolean pipelining) {
         // A read timeout well above the pause, so that held calls wait rather than fail.
         return RedisStore.builder().url(redis.url()).pipelining(pipelining)

@@ -103,10 +103,11 @@ final class DecisionScript {
      */
     long[] run(CallBatcher calls, UnifiedJedis redis, List<String> keys, List<String> args) {
         if (library.available()) {
+            long loads = library.loads();
             try {
                 return toLongs(calls.fcall(redis, library.function(), keys, args));
             } catch (JedisDataException e) {
-                if (library.recover(redis, keys.get(0), e)) {
+                if (library.recover(redis, keys.get(0), e, loads)) {
                     try {
                         return toLongs(calls.fcall(redis, library.function(), keys, args));
                     } catch (JedisDataException again) {

@@ -7,6 +7,8 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * The decision script as a Redis Functions library (Redis 7+): the prelude, all five algorithms and
@@ -31,6 +33,10 @@ final class FunctionLibrary {
     private final String function;
     private final String description;
     private volatile boolean available = true;
+    /** Successful loads by this store; guarded by this, read without the lock by {@link #loads()}. */
+    private volatile long loads;
+    /** The load under way, if any; guarded by this. */
+    private CompletableFuture<Void> loading;
 
     FunctionLibrary(String description) {
         String body = DecisionScript.library();
@@ -61,12 +67,14 @@ final class FunctionLibrary {
      * cannot load it just now (full, read-only, loading, busy: see {@link #isServerState}) fails
      * the call instead, with its refusal; so do other errors, as {@code e} itself: both are the
      * caller's to report.
+     *
+     * @param loadsBefore {@link #loads()} read before the failed call was sent
      */
-    boolean recover(UnifiedJedis redis, String sampleKey, JedisDataException e) {
+    boolean recover(UnifiedJedis redis, String sampleKey, JedisDataException e, long loadsBefore) {
         String message = message(e);
         if (isNotFound(e)) {
             try {
-                redis.sendCommand(sampleKey, Protocol.Command.FUNCTION, "LOAD", "REPLACE", source);
+                load(redis, sampleKey, loadsBefore);
                 return true;
             } catch (JedisDataException refused) {
                 if (isServerState(refused)) {
@@ -83,6 +91,57 @@ final class FunctionLibrary {
             return false;
         }
         throw e;
+    }
+
+    /** Loads so far; read before a call, it tells {@link #recover} whether the library was loaded since. */
+    long loads() {
+        return loads;
+    }
+
+    /*
+     * A crowd of calls finds the library gone together (a restart, FUNCTION FLUSH, a new version's first
+     * calls under load). Each loading it for itself sent 64 loads of 40 kB for 64 callers, which held
+     * the pooled connections long enough that callers waiting for one got the failure mode. So a call
+     * sent before a load that has since succeeded just calls again, and callers arriving while a load
+     * is under way wait for that one load and share its outcome (as Connections.client() does). On
+     * Cluster, a load on one master may so spare a call to another its own load: that call then finds
+     * the library still missing and is made as EVAL (see DecisionScript), and the next call loads it there.
+     */
+    private void load(UnifiedJedis redis, String sampleKey, long loadsBefore) {
+        CompletableFuture<Void> attempt;
+        boolean mine = false;
+        synchronized (this) {
+            if (loads != loadsBefore) {
+                return;
+            }
+            if (loading == null) {
+                loading = new CompletableFuture<>();
+                mine = true;
+            }
+            attempt = loading;
+        }
+        if (mine) {
+            try {
+                redis.sendCommand(sampleKey, Protocol.Command.FUNCTION, "LOAD", "REPLACE", source);
+            } catch (RuntimeException | Error failed) {
+                synchronized (this) {
+                    loading = null;
+                }
+                attempt.completeExceptionally(failed);
+                throw failed;
+            }
+            synchronized (this) {
+                loads++;
+                loading = null;
+            }
+            attempt.complete(null);
+            return;
+        }
+        try {
+            attempt.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : e;
+        }
     }
 
     private void turnOff(JedisDataException cause) {

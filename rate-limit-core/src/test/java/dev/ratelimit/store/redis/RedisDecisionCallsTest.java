@@ -10,6 +10,11 @@ import dev.ratelimit.testing.RedisServer;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -47,6 +52,40 @@ class RedisDecisionCallsTest {
                 assertRemaining(limiter, 3);
             }
             assertThat(redis.calls("cmdstat_evalsha")).isZero();
+        }
+    }
+
+    @Test
+    void aCrowdThatFindsTheLibraryGoneLoadsItOnceAndDecidesOnRedis() throws Exception {
+        int callers = 64;
+        Limit crowd = Limit.of("crowd", Policy.fixedWindow(1_000, Duration.ofDays(400)));
+        try (RedisServer redis = RedisServer.start()) {
+            assumeRedis7(redis);
+            // A connection each, so that every call is in Redis when it finds the library gone.
+            try (RedisStore store = RedisStore.builder().url(redis.url()).pipelining(false).poolSize(callers)
+                    .readTimeout(Duration.ofSeconds(5)).build()) {
+                RateLimiter limiter = store.limiter(crowd);
+                assertThat(limiter.tryAcquire("warm-up").source()).isEqualTo(Source.STORE);
+                long loads = redis.calls("cmdstat_function|load");
+                redis.call("FUNCTION", "FLUSH");
+                redis.call("CLIENT", "PAUSE", 1_000, "WRITE"); // holds the crowd's FCALLs, lets them connect
+                ExecutorService threads = Executors.newFixedThreadPool(callers);
+                try {
+                    List<Future<Decision>> decisions = new ArrayList<>();
+                    for (int i = 0; i < callers; i++) {
+                        String client = "client-" + i;
+                        decisions.add(threads.submit(() -> limiter.tryAcquire(client)));
+                    }
+                    for (Future<Decision> f : decisions) {
+                        assertThat(f.get().source()).isEqualTo(Source.STORE);
+                    }
+                } finally {
+                    threads.shutdownNow();
+                }
+                // One load for the crowd, not one each: 64 loads of a 40 kB library held the pool's
+                // connections long enough that, with the default timeouts, callers got the failure mode.
+                assertThat(redis.calls("cmdstat_function|load") - loads).isEqualTo(1);
+            }
         }
     }
 

@@ -107,6 +107,9 @@ final class DecisionScript {
             try {
                 return toLongs(calls.fcall(redis, library.function(), keys, args));
             } catch (JedisDataException e) {
+                if (FunctionLibrary.isNotFound(e) && library.loadsPaused()) {
+                    return toLongs(redis.eval(source, keys, args)); // a load just did not help: see below
+                }
                 if (library.recover(redis, keys.get(0), e, loads)) {
                     try {
                         return toLongs(calls.fcall(redis, library.function(), keys, args));
@@ -114,11 +117,14 @@ final class DecisionScript {
                         if (!FunctionLibrary.isNotFound(again)) {
                             throw again;
                         }
-                        // Loaded, yet still missing where the call went: a Cluster master importing the
-                        // keys' slot during a resharding, reached through ASK, which FUNCTION LOAD (sent
-                        // to the masters that own slots) does not reach. EVAL carries its script and
-                        // follows the same redirection; once the slot is its own, the master gets the
-                        // library like any other.
+                        // Loaded, yet still missing where the call went: a Cluster master
+                        // importing the keys' slot during a resharding, reached through ASK, which FUNCTION
+                        // LOAD (sent to the masters that own slots) does not reach. EVAL carries its script
+                        // and follows the same redirection; once the slot is its own, the master gets the
+                        // library like any other. A load that did not help pauses loads (see FunctionLibrary).
+                        if (library.loads() != loads) {
+                            library.loadDidNotHelp();
+                        }
                         return toLongs(redis.eval(source, keys, args));
                     }
                 }

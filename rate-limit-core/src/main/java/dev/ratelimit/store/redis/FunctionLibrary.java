@@ -1,9 +1,11 @@
 package dev.ratelimit.store.redis;
 
+import dev.ratelimit.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisBroadcastException;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 import java.util.Locale;
@@ -27,24 +29,30 @@ import java.util.concurrent.CompletionException;
  * to load it again by the next.
  */
 final class FunctionLibrary {
+    /** How long after a load that did not help (see {@link #loadDidNotHelp}) a missing library is not loaded again. */
+    static final long RELOAD_PAUSE_MICROS = 1_000_000;
     private static final Logger LOG = LoggerFactory.getLogger(FunctionLibrary.class);
 
     private final String source;
     private final String function;
     private final String description;
+    private final Clock clock;
     private volatile boolean available = true;
+    /** Until when (the store's clock, µs) "Function not found" loads nothing: see {@link #loadDidNotHelp}. */
+    private volatile long reloadPausedUntil;
     /** Successful loads by this store; guarded by this, read without the lock by {@link #loads()}. */
     private volatile long loads;
     /** The load under way, if any; guarded by this. */
     private CompletableFuture<Void> loading;
 
-    FunctionLibrary(String description) {
+    FunctionLibrary(String description, Clock clock) {
         String body = DecisionScript.library();
         String hash = DecisionScript.sha1(body).substring(0, 16);
         this.function = "ratelimit_decide_" + hash;
         this.source = "#!lua name=ratelimit_" + hash + "\n" + body
                 + "redis.register_function('" + function + "', decide)\n";
         this.description = description;
+        this.clock = clock;
     }
 
     /** Whether decisions go by FCALL; false once the server showed it cannot run the library. */
@@ -93,6 +101,24 @@ final class FunctionLibrary {
         throw e;
     }
 
+    /*
+     * A call redirected by ASK to a master importing its slot during a resharding finds no library there,
+     * and no load reaches that master (Jedis sends FUNCTION LOAD to the masters known to own slots). Each
+     * such call loaded the 40 kB library again on every master, then was made as EVAL: during a resharding,
+     * one load per decision of the moving slot on every master of the cluster. So after a load that did not
+     * help, "Function not found" loads nothing for RELOAD_PAUSE_MICROS, and the call is made as EVAL: at
+     * most one such load a second, and a master that lost the library meanwhile decides by EVAL until then.
+     */
+    /** A call retried after a load, made since it was sent, still found no library where it went. */
+    void loadDidNotHelp() {
+        reloadPausedUntil = clock.nowMicros() + RELOAD_PAUSE_MICROS;
+    }
+
+    /** Whether a load did not help just now, so that a missing library is not loaded again yet. */
+    boolean loadsPaused() {
+        return clock.nowMicros() < reloadPausedUntil;
+    }
+
     /** Loads so far; read before a call, it tells {@link #recover} whether the library was loaded since. */
     long loads() {
         return loads;
@@ -122,7 +148,7 @@ final class FunctionLibrary {
         }
         if (mine) {
             try {
-                redis.sendCommand(sampleKey, Protocol.Command.FUNCTION, "LOAD", "REPLACE", source);
+                send(redis, sampleKey);
             } catch (RuntimeException | Error failed) {
                 synchronized (this) {
                     loading = null;
@@ -141,6 +167,34 @@ final class FunctionLibrary {
             attempt.join();
         } catch (CompletionException e) {
             throw e.getCause() instanceof RuntimeException r ? r : e;
+        }
+    }
+
+    /*
+     * On Cluster, Jedis sends FUNCTION LOAD to every master it knows and, if one did not answer, throws
+     * a JedisBroadcastException: a JedisDataException, which recover() would take for a server that
+     * cannot run the library, turning it off for good while one master is down (killed and not yet
+     * failed over, or without a replica). The masters that answered loaded it: that is a load. Only a
+     * master's own refusal of the load is one, and it is told as such; no master loading it is a failure.
+     */
+    private void send(UnifiedJedis redis, String sampleKey) {
+        try {
+            redis.sendCommand(sampleKey, Protocol.Command.FUNCTION, "LOAD", "REPLACE", source);
+        } catch (JedisBroadcastException e) {
+            RuntimeException failure = null;
+            boolean loaded = false;
+            for (Object reply : e.getReplies().values()) {
+                if (reply instanceof JedisDataException refused && !isServerState(refused)) {
+                    throw refused;
+                } else if (reply instanceof RuntimeException failed) {
+                    failure = failure == null ? failed : failure;
+                } else {
+                    loaded = true;
+                }
+            }
+            if (!loaded) {
+                throw failure != null ? failure : e;
+            }
         }
     }
 

@@ -108,7 +108,10 @@ class RedisClusterReshardTest {
                 assertThat(cluster.masterOf(slotOf(movers.get(0)))).isSameAs(added);
                 assertThat(RedisClusterTest.scan(added, "rl:reshard-*")).as("keys on the new master")
                         .hasSize(MOVERS * (2 + 1 + 1 + 2) + MOVERS);
-                assertLibraryOn(added);
+                // Loads that did not help (ASK to the importing master) pause loading for a second;
+                // then the traffic's next call that finds the library missing loads it on the new owner.
+                Awaitility.await("the library on the new master").atMost(Duration.ofSeconds(10))
+                        .pollInterval(Duration.ofMillis(50)).untilAsserted(() -> assertLibraryOn(added));
 
                 for (String mover : movers) {
                     // 5 of 10 used before and during the move: this is the 6th.

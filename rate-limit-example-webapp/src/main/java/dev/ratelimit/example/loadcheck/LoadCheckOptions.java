@@ -62,6 +62,10 @@ record LoadCheckOptions(List<URI> urls, List<Target> targets, Duration duration,
         Set<String> endpointNames = new LinkedHashSet<>();
         config.endpoints().forEach(rule -> endpointNames.add(rule.name()));
         endpointNames.addAll(config.tiers().get(config.defaultTier()).keySet());
+        if (endpointNames.isEmpty()) {
+            throw new UsageException("--endpoints: the configuration has no endpoint rule (it limits only unmatched requests), "
+                    + "so no request has a bound to check");
+        }
         List<String> endpoints = selection(flags, "endpoints", endpointNames);
         String runId = flags.text("run-id", Long.toHexString(ThreadLocalRandom.current().nextLong(0x100000, 0xffffff)));
         if (!runId.matches("[A-Za-z0-9-]{1,32}")) {
@@ -144,6 +148,14 @@ record LoadCheckOptions(List<URI> urls, List<Target> targets, Duration duration,
             throw new UsageException("--endpoints: the load check's request for \"" + endpoint + "\" (" + method + " " + requestPath
                     + ") is decided by " + (first == null ? "no rule" : "the earlier rule \"" + first.name() + "\" (" + first.method()
                     + " " + first.path() + ")") + ", so its bound would not be the servers'");
+        }
+        // Requests the servers let through whatever the count have no bound: a check would call them OVER.
+        String unlimited = config.shadow() ? "the configuration is in shadow mode" : rule.shadow() ? "its rule is in shadow mode"
+                : config.allowlist().paths().stream().filter(p -> EndpointRule.of("*", p, "allowlist").matches(method, requestPath))
+                        .findFirst().map(p -> "the allowlist path \"" + p + "\" matches it").orElse(null);
+        if (unlimited != null) {
+            throw new UsageException("--endpoints: the servers never refuse the load check's request for \"" + endpoint + "\" ("
+                    + method + " " + requestPath + "): " + unlimited + ", so it has no bound to check");
         }
         Limit limit = config.limit(tier, endpoint).orElseThrow();
         return new Target(tier, endpoint, method, requestPath, body, limit, rule.cost(), key);

@@ -11,6 +11,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -71,6 +72,22 @@ class LoadCheckAlgorithmsTest {
             }
             """;
 
+    /** The servers never refuse scan (allowlisted) nor reports (its rule is in shadow mode). */
+    private static final String NEVER_REFUSED = """
+            {
+              "defaultTier": "free",
+              "tierPrefixes": { "sk-free-": "free" },
+              "endpoints": [
+                { "method": "GET", "path": "/api/scan", "name": "scan" },
+                { "method": "GET", "path": "/api/reports", "name": "reports", "shadow": true }
+              ],
+              "allowlist": { "paths": ["/api/scan"] },
+              "tiers": { "free": {
+                "scan": { "algorithm": "token_bucket", "capacity": 10, "refillTokens": 1, "refillPeriod": "1s" },
+                "reports": { "algorithm": "fixed_window", "limit": 5, "window": "1m" } } }
+            }
+            """;
+
     @TempDir
     Path dir;
 
@@ -126,6 +143,47 @@ class LoadCheckAlgorithmsTest {
         assertThat(exit).as(out()).isEqualTo(LoadCheck.USAGE);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--endpoints: the load check's request for \"any\" (GET /api/loadcheck) "
                 + "is decided by the earlier rule \"scan\" (GET /api/loadcheck), so its bound would not be the servers'");
+    }
+
+    @Test
+    void refusesAnEndpointTheServersNeverRefuseRatherThanCallACorrectServerOver() throws Exception {
+        Path config = write("never-refused.json", NEVER_REFUSED);
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int scan;
+        int reports;
+        try (RunningExample app = RunningExample.start(Clock.system(), "--config=" + config)) {
+            scan = LoadCheck.run(new String[] {"--url=" + app.uri(), "--config=" + config, "--endpoints=scan", "--duration=500ms"},
+                    Clock.system(), new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+            reports = LoadCheck.run(new String[] {"--url=" + app.uri(), "--config=" + config, "--endpoints=reports", "--duration=500ms"},
+                    Clock.system(), new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        }
+
+        assertThat(List.of(scan, reports)).as(out()).containsExactly(LoadCheck.USAGE, LoadCheck.USAGE);
+        assertThat(err.toString(StandardCharsets.UTF_8).split(System.lineSeparator())).containsExactly(
+                "load check: --endpoints: the servers never refuse the load check's request for \"scan\" (GET /api/scan): "
+                        + "the allowlist path \"/api/scan\" matches it, so it has no bound to check (--help lists every flag)",
+                "load check: --endpoints: the servers never refuse the load check's request for \"reports\" (GET /api/reports): "
+                        + "its rule is in shadow mode, so it has no bound to check (--help lists every flag)");
+        assertThat(out()).isEmpty();
+    }
+
+    @Test
+    void refusesAConfigurationWithoutEndpointRulesInsteadOfSendingNothingOrDividingByZero() throws Exception {
+        Path config = write("unmatched-only.json", """
+                { "defaultTier": "free", "unmatched": { "algorithm": "fixed_window", "limit": 5, "window": "1m" }, "tiers": { "free": {} } }
+                """);
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream errors = new PrintStream(err, true, StandardCharsets.UTF_8);
+        PrintStream output = new PrintStream(out, true, StandardCharsets.UTF_8);
+
+        int byDefault = LoadCheck.run(new String[] {"--config=" + config}, Clock.system(), output, errors);
+        int twoClients = LoadCheck.run(new String[] {"--config=" + config, "--clients=2"}, Clock.system(), output, errors);
+
+        assertThat(List.of(byDefault, twoClients)).containsExactly(LoadCheck.USAGE, LoadCheck.USAGE);
+        assertThat(err.toString(StandardCharsets.UTF_8).split(System.lineSeparator())).containsOnly(
+                "load check: --endpoints: the configuration has no endpoint rule (it limits only unmatched requests), "
+                        + "so no request has a bound to check (--help lists every flag)");
+        assertThat(out()).isEmpty();
     }
 
     private Path write(String name, String json) throws IOException {

@@ -1,6 +1,7 @@
 package dev.ratelimit.example.client;
 
 import dev.ratelimit.Clock;
+import dev.ratelimit.config.DurationFormat;
 import dev.ratelimit.example.cli.Flags;
 import dev.ratelimit.example.cli.UsageException;
 
@@ -92,14 +93,19 @@ public final class ClientCli {
             }
             body = method.equals("POST") || method.equals("PUT") ? flags.text("body", "{\"user\":\"demo\"}") : null;
             requests = flags.number("requests", 15, 1, 1_000_000);
+            Duration baseDelay = flags.duration("base-delay", Duration.ofMillis(250), Duration.ZERO);
+            Duration maxDelay = flags.duration("max-delay", Duration.ofSeconds(8), Duration.ZERO);
+            if (maxDelay.compareTo(baseDelay) < 0) {
+                throw flags.invalid("max-delay", "must be at least --base-delay (" + DurationFormat.format(baseDelay) + ")");
+            }
             client = ResilientClient.builder(url)
                     .clock(clock)
                     .sleeper(sleeper)
                     .apiKey(flags.text("api-key", null))
                     .maxRetries(flags.number("max-retries", 4, 0, 100))
                     .maxTotalWait(flags.duration("max-wait", Duration.ofSeconds(30), Duration.ZERO))
-                    .baseDelay(flags.duration("base-delay", Duration.ofMillis(250), Duration.ZERO))
-                    .maxDelay(flags.duration("max-delay", Duration.ofSeconds(8), Duration.ZERO))
+                    .baseDelay(baseDelay)
+                    .maxDelay(maxDelay)
                     .pacing(flags.bool("pacing", true))
                     .paceBelow(flags.decimal("pace-below", 0.1, 0, 1))
                     .onAttempt(printer)

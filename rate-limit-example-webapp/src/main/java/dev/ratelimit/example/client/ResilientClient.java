@@ -61,6 +61,8 @@ public final class ResilientClient {
     private static final Set<String> IDEMPOTENT = Set.of("GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE");
     /** Routes whose next request is paced are remembered up to this many; then forgotten. */
     private static final int MAX_PACED_ROUTES = 1024;
+    /** The longest wait, about 292 years: a {@link Duration} of nanoseconds still holds it. */
+    private static final long MAX_WAIT_MICROS = Long.MAX_VALUE / 1_000;
 
     private final URI base;
     private final HttpClient http;
@@ -262,8 +264,9 @@ public final class ResilientClient {
         return Duration.ofNanos(micros * 1_000);
     }
 
+    /** {@code d} in µs, at most {@link #MAX_WAIT_MICROS}: a longer duration (up to "forever") waits as long as a wait can. */
     private static long micros(Duration d) {
-        return d.toNanos() / 1_000;
+        return d.compareTo(Duration.ofNanos(MAX_WAIT_MICROS * 1_000)) > 0 ? MAX_WAIT_MICROS : d.toNanos() / 1_000;
     }
 
     static String seconds(long micros) {

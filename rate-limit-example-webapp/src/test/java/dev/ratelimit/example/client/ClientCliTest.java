@@ -81,6 +81,14 @@ class ClientCliTest {
     }
 
     @Test
+    void aMaxDelayBelowTheBaseDelayIsOneLineNamingTheFlagsTheUserTypes() throws InterruptedException {
+        assertThat(run("--url=" + app.uri(), "--max-delay=100ms")).isEqualTo(2);
+
+        assertThat(err()).isEqualTo("ResilientClient CLI: --max-delay=\"100ms\": must be at least --base-delay (250ms) (--help lists every flag)\n");
+        assertThat(out()).isEmpty();
+    }
+
+    @Test
     void aMethodTheHttpClientCannotSendIsOneLineAndExitCode2() throws InterruptedException {
         assertThat(run("--url=" + app.uri(), "--method=CONNECT", "--requests=1")).isEqualTo(2);
 

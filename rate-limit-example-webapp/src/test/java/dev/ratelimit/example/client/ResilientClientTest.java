@@ -20,6 +20,7 @@ import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -287,6 +288,20 @@ class ResilientClientTest {
             release.countDown();
             stub.stop(0);
         }
+    }
+
+    @Test
+    void aWaitBudgetAndDelaysTooLongForNanosecondsMeanWaitAsLongAsAskedNotAnArithmeticException() throws Exception {
+        Duration forever = ChronoUnit.FOREVER.getDuration();
+        ResilientClient client = client("sk-free-forever").pacing(false).maxTotalWait(forever).maxDelay(forever).build();
+        for (int i = 0; i < 10; i++) {
+            client.get("/api/scan");
+        }
+
+        Exchange e = client.get("/api/scan");
+
+        assertThat(e.attempts()).extracting(Attempt::status).containsExactly(429, 200);
+        assertThat(sleeps).containsExactly(Duration.ofSeconds(1));
     }
 
     @Test

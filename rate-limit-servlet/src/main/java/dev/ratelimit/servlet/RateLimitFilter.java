@@ -36,8 +36,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * }</pre>
  * or build it in code:
  * <pre>{@code
- * servletContext.addFilter("rateLimit", RateLimitFilter.builder().trustedProxies("10.0.0.0/8").build())
- *         .addMappingForUrlPatterns(null, false, "/*");
+ * FilterRegistration.Dynamic rateLimit = servletContext.addFilter("rateLimit",
+ *         RateLimitFilter.builder().trustedProxies("10.0.0.0/8").build());
+ * rateLimit.setAsyncSupported(true);   // as <async-supported> above: else startAsync() behind it fails
+ * rateLimit.addMappingForUrlPatterns(null, false, "/*");
  * }</pre>
  *
  * <p><b>Promises.</b> A request is counted at most once, whatever forwards, includes, async

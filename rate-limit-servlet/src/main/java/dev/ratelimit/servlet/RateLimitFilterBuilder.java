@@ -33,7 +33,9 @@ import java.util.Set;
  *         .trustedProxies("10.0.0.0/8")
  *         .headerStyle(HeaderStyle.IETF)
  *         .build();
- * servletContext.addFilter("rateLimit", filter).addMappingForUrlPatterns(null, false, "/*");
+ * FilterRegistration.Dynamic rateLimit = servletContext.addFilter("rateLimit", filter);
+ * rateLimit.setAsyncSupported(true);   // else a servlet behind it cannot startAsync()
+ * rateLimit.addMappingForUrlPatterns(null, false, "/*");
  * }</pre>
  */
 public final class RateLimitFilterBuilder {

@@ -2,6 +2,7 @@ package dev.ratelimit.servlet;
 
 import dev.ratelimit.ManualClock;
 import jakarta.servlet.DispatcherType;
+import jakarta.servlet.FilterRegistration;
 import jakarta.servlet.ServletContextEvent;
 import jakarta.servlet.ServletContextListener;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
@@ -92,6 +93,27 @@ class RegistrationTest {
         assertThat(sixth.statusCode()).isEqualTo(429);
         assertThat(sixth.headers().firstValue("RateLimit")).hasValue("\"login\";r=0;t=60");
         assertThat(sixth.headers().firstValue("Retry-After")).hasValue("60");
+    }
+
+    @Test
+    void codeRegistrationAsDocumentedLetsAnAsyncServletStartAsyncAndCountsItOnce() {
+        server = TestServer.start(context -> context.addEventListener(new ServletContextListener() {
+            @Override
+            public void contextInitialized(ServletContextEvent event) {
+                // As the README's "Register it in code" does it: without setAsyncSupported the container
+                // refuses startAsync() behind the filter with a 500, where web.xml's <async-supported> works.
+                FilterRegistration.Dynamic rateLimit = event.getServletContext().addFilter("rateLimit", RateLimitFilter.builder().build());
+                rateLimit.setAsyncSupported(true);
+                rateLimit.addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC), false, "/*");
+            }
+        }));
+
+        HttpResponse<String> response = server.get("/api/scan?async=1");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).isEqualTo("ok GET ASYNC /api/scan");
+        assertThat(response.headers().firstValue("X-RateLimit-Remaining")).hasValue("9");
+        assertThat(server.get("/api/scan").headers().firstValue("X-RateLimit-Remaining")).hasValue("8");
     }
 
     @Test

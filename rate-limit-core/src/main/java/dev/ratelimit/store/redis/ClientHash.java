@@ -18,42 +18,37 @@ import java.util.Base64;
 final class ClientHash {
     private static final Base64.Encoder BASE64URL = Base64.getUrlEncoder().withoutPadding();
 
-    private final ThreadLocal<Digest> digests;
+    /**
+     * Each thread's {@link MessageDigest} or {@link Mac}: JDK objects only, since a container's threads
+     * outlive an undeployed application and must not keep its class loader (a lambda of ours would).
+     */
+    private final ThreadLocal<Object> engines;
 
-    private ClientHash(ThreadLocal<Digest> digests) {
-        this.digests = digests;
+    private ClientHash(ThreadLocal<Object> engines) {
+        this.engines = engines;
     }
 
     /** Plain SHA-256: the same on every instance, with nothing to configure. */
     static ClientHash sha256() {
-        return new ClientHash(ThreadLocal.withInitial(() -> {
-            MessageDigest sha = newInstance(() -> MessageDigest.getInstance("SHA-256"));
-            return sha::digest;
-        }));
+        return new ClientHash(ThreadLocal.withInitial(() -> newInstance(() -> MessageDigest.getInstance("SHA-256"))));
     }
 
     /** HMAC-SHA-256 under {@code secret}: the same on every instance configured with that secret. */
     static ClientHash hmacSha256(byte[] secret) {
         SecretKeySpec key = new SecretKeySpec(secret.clone(), "HmacSHA256");
-        return new ClientHash(ThreadLocal.withInitial(() -> {
-            Mac mac = newInstance(() -> {
-                Mac m = Mac.getInstance("HmacSHA256");
-                m.init(key);
-                return m;
-            });
-            return mac::doFinal;
-        }));
+        return new ClientHash(ThreadLocal.withInitial(() -> newInstance(() -> {
+            Mac m = Mac.getInstance("HmacSHA256");
+            m.init(key);
+            return m;
+        })));
     }
 
     /** The 22-character hash of {@code key}. */
     String of(String key) {
-        byte[] digest = digests.get().digest(key.getBytes(StandardCharsets.UTF_8));
+        byte[] input = key.getBytes(StandardCharsets.UTF_8);
+        Object engine = engines.get();
+        byte[] digest = engine instanceof Mac mac ? mac.doFinal(input) : ((MessageDigest) engine).digest(input);
         return BASE64URL.encodeToString(Arrays.copyOf(digest, 16));
-    }
-
-    /** One thread's hash function: SHA-256's or HMAC-SHA-256's, both part of every JVM. */
-    private interface Digest {
-        byte[] digest(byte[] input);
     }
 
     private interface Factory<T> {

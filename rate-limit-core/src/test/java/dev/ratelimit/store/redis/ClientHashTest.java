@@ -2,9 +2,15 @@ package dev.ratelimit.store.redis;
 
 import org.junit.jupiter.api.Test;
 
+import java.lang.ref.WeakReference;
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 class ClientHashTest {
 
@@ -28,5 +34,34 @@ class ClientHashTest {
         assertThat(ClientHash.hmacSha256(secret).of(ip)).isEqualTo(ClientHash.hmacSha256(secret.clone()).of(ip))
                 .isNotEqualTo(ClientHash.hmacSha256("another secret of 16+ chars".getBytes(StandardCharsets.UTF_8)).of(ip))
                 .isNotEqualTo(ClientHash.sha256().of(ip));
+    }
+
+    @Test
+    void aThreadThatHashedKeepsNoClassOfTheLibraryAliveOnceTheStoreIsGone() throws Exception {
+        // A container's threads outlive an undeployed web application: what they keep per thread must
+        // not hold the application's class loader (the library's classes live in WEB-INF/lib).
+        WeakReference<ClassLoader> loader = hashOnThisThreadFromAnIsolatedLoader();
+
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            System.gc();
+            return loader.get() == null;
+        });
+    }
+
+    private static WeakReference<ClassLoader> hashOnThisThreadFromAnIsolatedLoader() throws Exception {
+        URL classes = ClientHash.class.getProtectionDomain().getCodeSource().getLocation();
+        URLClassLoader isolated = new URLClassLoader(new URL[] {classes}, ClassLoader.getPlatformClassLoader());
+        Class<?> type = isolated.loadClass(ClientHash.class.getName());
+        assertThat(type).isNotSameAs(ClientHash.class);
+        Method of = type.getDeclaredMethod("of", String.class);
+        of.setAccessible(true);
+        Method sha256 = type.getDeclaredMethod("sha256");
+        sha256.setAccessible(true);
+        Method hmac = type.getDeclaredMethod("hmacSha256", byte[].class);
+        hmac.setAccessible(true);
+        assertThat(of.invoke(sha256.invoke(null), "abc")).isEqualTo("ungWv48Bz-pBQUDeXa4iIw");
+        of.invoke(hmac.invoke(null, (Object) "a secret of 16+ characters".getBytes(StandardCharsets.UTF_8)), "abc");
+        isolated.close();
+        return new WeakReference<>(isolated);
     }
 }

@@ -1,7 +1,9 @@
 package dev.ratelimit.servlet.problem;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.http.HttpServletRequest;
@@ -16,7 +18,8 @@ public final class ProblemWriter {
     /** The RFC 9457 media type. */
     public static final String MEDIA_TYPE = "application/problem+json";
 
-    private final ObjectMapper mapper = new ObjectMapper();
+    // ASCII-only JSON: the same bytes whatever charset a writer the application took encodes in.
+    private final ObjectMapper mapper = JsonMapper.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
 
     /** The JSON of {@code problem}. */
     public byte[] json(Problem problem) {

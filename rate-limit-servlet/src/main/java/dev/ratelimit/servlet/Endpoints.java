@@ -71,8 +71,9 @@ final class Endpoints {
     static void requireNormalized(String field, String pattern) {
         // Request paths arrive decoded and without their query, so these only match what nobody means
         // ("/api/scan " matches "/api/scan%20", "/a%20b" matches "/a%2520b"): a typo or a URL, not a path.
-        String problem = pattern.chars().anyMatch(c -> Character.isWhitespace(c) || Character.isISOControl(c))
-                ? "whitespace or control characters" : pattern.indexOf('?') >= 0 || pattern.indexOf('#') >= 0
+        // A space inside is a decoded path's own ("/files/annual report" matches /files/annual%20report).
+        String problem = pattern.chars().anyMatch(Character::isISOControl) || !pattern.strip().equals(pattern)
+                ? "control characters or whitespace at either end" : pattern.indexOf('?') >= 0 || pattern.indexOf('#') >= 0
                 ? "a query (?) or fragment (#)" : pattern.indexOf('%') >= 0 ? "percent-encoding" : null;
         if (problem != null) {
             throw new InvalidConfigurationException(field, "must not contain " + problem + ", since request paths are matched "

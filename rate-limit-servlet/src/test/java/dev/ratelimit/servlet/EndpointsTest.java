@@ -143,10 +143,22 @@ class EndpointsTest {
         RateLimitFilter.builder().config(config).build().destroy();
     }
 
+    @Test
+    void acceptsASpaceInsideAPathPatternAsTheDecodedPathHoldsIt() {
+        EndpointRule files = EndpointRule.of("GET", "/files/annual report", "files");
+        RateLimitConfig config = RateLimitConfig.builder()
+                .endpoint(files)
+                .limit("free", "files", Policy.tokenBucket(2, 1, Duration.ofSeconds(1)))
+                .build();
+
+        RateLimitFilter.builder().config(config).build().destroy();
+        assertThat(new Endpoints(List.of(files)).match("GET", "/files/annual report")).isZero();
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-            "'/api/scan '          | whitespace or control characters",
-            "'/api/s\tcan'          | whitespace or control characters",
+            "'/api/scan '          | control characters or whitespace at either end",
+            "'/api/s\tcan'          | control characters or whitespace at either end",
             "/api/search?q=1       | a query (?) or fragment (#)",
             "/api/scan#top         | a query (?) or fragment (#)",
             "/files/my%20docs/**   | percent-encoding",

@@ -108,12 +108,7 @@ class EndpointsTest {
             "*,   /**,        GET,  /",
     })
     void refusesARuleThatAnEarlierRuleAlwaysMatchesFirst(String firstMethod, String firstPath, String method, String path) {
-        RateLimitConfig config = RateLimitConfig.builder()
-                .endpoint(EndpointRule.of(firstMethod, firstPath, "api"))
-                .endpoint(EndpointRule.of(method, path, "scan"))
-                .limit("free", "api", Policy.fixedWindow(100, Duration.ofMinutes(1)))
-                .limit("free", "scan", Policy.tokenBucket(2, 1, Duration.ofSeconds(1)))
-                .build();
+        RateLimitConfig config = twoRules(firstMethod, firstPath, method, path);
 
         assertThatThrownBy(() -> RateLimitFilter.builder().config(config).build())
                 .isInstanceOf(InvalidConfigurationException.class)
@@ -133,12 +128,7 @@ class EndpointsTest {
             "GET,  /*,        GET,  /",
     })
     void acceptsARuleThatSomeRequestReachesFirst(String firstMethod, String firstPath, String method, String path) {
-        RateLimitConfig config = RateLimitConfig.builder()
-                .endpoint(EndpointRule.of(firstMethod, firstPath, "api"))
-                .endpoint(EndpointRule.of(method, path, "scan"))
-                .limit("free", "api", Policy.fixedWindow(100, Duration.ofMinutes(1)))
-                .limit("free", "scan", Policy.tokenBucket(2, 1, Duration.ofSeconds(1)))
-                .build();
+        RateLimitConfig config = twoRules(firstMethod, firstPath, method, path);
 
         RateLimitFilter.builder().config(config).build().destroy();
     }
@@ -173,5 +163,15 @@ class EndpointsTest {
         assertThatThrownBy(() -> RateLimitFilter.builder().config(config).build())
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageStartingWith("endpoints[0].path: must not contain " + problem);
+    }
+
+    /** Rule "api" ({@code firstMethod firstPath}), then rule "scan", each with a limit. */
+    private static RateLimitConfig twoRules(String firstMethod, String firstPath, String method, String path) {
+        return RateLimitConfig.builder()
+                .endpoint(EndpointRule.of(firstMethod, firstPath, "api"))
+                .endpoint(EndpointRule.of(method, path, "scan"))
+                .limit("free", "api", Policy.fixedWindow(100, Duration.ofMinutes(1)))
+                .limit("free", "scan", Policy.tokenBucket(2, 1, Duration.ofSeconds(1)))
+                .build();
     }
 }

@@ -41,6 +41,7 @@ final class Enforcer {
     private final Endpoints endpoints;
     private final AllowlistMatcher allowlist;
     private final ClientIdResolver clients;
+    private final Ipv6Networks ipv6Networks;
     private final TierResolver tiers;
     private final String defaultTier;
     private final Map<String, Binding[]> byTier = new HashMap<>();
@@ -59,6 +60,7 @@ final class Enforcer {
         requireRules(config);
         this.allowlist = new AllowlistMatcher(config.allowlist());
         this.clients = settings.clients();
+        this.ipv6Networks = settings.ipv6Networks();
         this.tiers = settings.tiers();
         this.defaultTier = config.defaultTier();
         this.clock = settings.clock();
@@ -141,7 +143,7 @@ final class Enforcer {
         // Read before the store decides: its reset times are relative to its own reading, and adding
         // them to a later one would push an epoch-aligned window's end into the next second.
         long now = clock.nowMicros();
-        Decision decision = binding.limiter().tryAcquire(clientId, binding.cost());
+        Decision decision = binding.limiter().tryAcquire(ipv6Networks.countedId(clientId), binding.cost());
         boolean shadowed = shadow || binding.shadow();
         if (listener != RateLimitListener.NONE) {
             notifyListener(new DecisionEvent(tier, binding.endpoint(), binding.limiter().limit(), decision, shadowed,

@@ -51,6 +51,7 @@ final class InitParams {
         d.put("forwarded-header", "X-Forwarded-For");
         d.put("api-key-header", RateLimitFilterBuilder.DEFAULT_API_KEY_HEADER);
         d.put("max-api-key-length", String.valueOf(RateLimitFilterBuilder.DEFAULT_MAX_API_KEY_LENGTH));
+        d.put("ipv6-prefix-length", String.valueOf(Ipv6Networks.DEFAULT_PREFIX_LENGTH));
         d.put("header-style", "both");
         d.put("shadow", "false");
         d.put("dispatcher-types", "REQUEST");
@@ -110,6 +111,11 @@ final class InitParams {
         String maxKeyLength = param("max-api-key-length");
         if (maxKeyLength != null) {
             builder.maxApiKeyLength(wholeNumber("max-api-key-length", maxKeyLength));
+        }
+        String ipv6Prefix = param("ipv6-prefix-length");
+        if (ipv6Prefix != null) {
+            int length = wholeNumber("ipv6-prefix-length", ipv6Prefix);
+            apply("ipv6-prefix-length", ipv6Prefix, () -> builder.ipv6PrefixLength(length));
         }
         String style = param("header-style");
         if (style != null) {

@@ -55,6 +55,7 @@ public final class RateLimitFilterBuilder {
     private ForwardedHeader forwardedHeader = ForwardedHeader.X_FORWARDED_FOR;
     private String apiKeyHeader = DEFAULT_API_KEY_HEADER;
     private int maxApiKeyLength = DEFAULT_MAX_API_KEY_LENGTH;
+    private Ipv6Networks ipv6Networks = new Ipv6Networks(Ipv6Networks.DEFAULT_PREFIX_LENGTH);
     private boolean identityOptionSet;
     private Set<DispatcherType> dispatcherTypes = EnumSet.of(DispatcherType.REQUEST);
     private boolean shadow;
@@ -147,6 +148,18 @@ public final class RateLimitFilterBuilder {
     }
 
     /**
+     * How many leading bits of an IPv6 client's address say who it is, 32 to 128 (default 64): a
+     * client {@code ip:2001:db8:1:2:a:b:c:d} is counted as {@code ip:2001:db8:1:2::/64}, since whoever
+     * has one address of a /64 can send from all of them. 128 counts each address on its own. Applies
+     * to the ids of any {@link ClientIdResolver}; allowlist entries and the {@link TierResolver} still
+     * see the address. IPv4 clients are always counted per address.
+     */
+    public RateLimitFilterBuilder ipv6PrefixLength(int length) {
+        this.ipv6Networks = new Ipv6Networks(length);
+        return this;
+    }
+
+    /**
      * The dispatches that are counted (default {@code REQUEST} only). Whatever the set, a request is
      * counted at most once, however often it is forwarded, included, re-dispatched or sent to an
      * error page.
@@ -203,7 +216,7 @@ public final class RateLimitFilterBuilder {
         TierResolver tiers = tierResolver != null ? tierResolver : TierResolver.byKeyPrefix(cfg.tierPrefixes(), cfg.defaultTier());
         boolean owns = ownsStore || store == null;
         RateLimitStore st = store != null ? store : MemoryStore.builder().clock(clock).build();
-        return new Settings(cfg, st, owns, clock, clients, tiers, listener, headerStyle, shadow, failureMode,
+        return new Settings(cfg, st, owns, clock, clients, ipv6Networks, tiers, listener, headerStyle, shadow, failureMode,
                 Collections.unmodifiableSet(EnumSet.copyOf(dispatcherTypes)));
     }
 

@@ -21,7 +21,7 @@ import java.util.Set;
  * @param shadow    global shadow mode (the configuration's or the filter's)
  */
 record Settings(RateLimitConfig config, RateLimitStore store, boolean ownsStore, Clock clock,
-                ClientIdResolver clients, TierResolver tiers, RateLimitListener listener,
+                ClientIdResolver clients, Ipv6Networks ipv6Networks, TierResolver tiers, RateLimitListener listener,
                 HeaderStyle headerStyle, boolean shadow, FailureMode failureMode,
                 Set<DispatcherType> dispatcherTypes) {
 

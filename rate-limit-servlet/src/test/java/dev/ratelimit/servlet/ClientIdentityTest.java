@@ -124,11 +124,45 @@ class ClientIdentityTest {
         // The same address in other spellings is the same client.
         assertThat(server.get("/api/scan", "Forwarded", "for=\"[2001:DB8:0:0:0:0:0:1]\"").statusCode()).isEqualTo(429);
         assertThat(server.get("/api/scan", "Forwarded", "for=198.51.100.1, for=\"[2001:db8::0001]\";by=127.0.0.1").statusCode()).isEqualTo(429);
-        assertThat(server.get("/api/scan", "Forwarded", "for=\"[2001:db8::2]\"").statusCode()).isEqualTo(200);
+        assertThat(server.get("/api/scan", "Forwarded", "for=\"[2001:db8:0:1::1]\"").statusCode()).isEqualTo(200);
         // With Forwarded configured, X-Forwarded-For is not read.
         assertThat(server.get("/api/scan", "X-Forwarded-For", "203.0.113.99").statusCode()).isEqualTo(200);
         assertThat(server.statuses(9, 1, "GET", "/api/scan", "X-Forwarded-For", "203.0.113.100")).containsOnly(200);
         assertThat(server.get("/api/scan", "X-Forwarded-For", "203.0.113.101").statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void countsEveryAddressOfOneIpv6Slash64AsOneClient() {
+        start(RateLimitFilter.builder().trustedProxies("127.0.0.0/8"));
+
+        exhaustScan("X-Forwarded-For", "2001:db8:1:2::1");
+
+        // Whoever has one address of a /64 can send from all 2^64: a new address is no new quota.
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "2001:db8:1:2:ffff:ffff:ffff:ffff").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "2001:db8:1:2:a:b:c:d").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "2001:db8:1:3::1").statusCode()).isEqualTo(200);
+        // IPv4 clients are counted per address.
+        exhaustScan("X-Forwarded-For", "203.0.113.7");
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "203.0.113.8").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void countsIpv6ClientsByTheConfiguredPrefixLength() {
+        start(RateLimitFilter.builder().trustedProxies("127.0.0.0/8").ipv6PrefixLength(48));
+
+        exhaustScan("X-Forwarded-For", "2001:db8:1:2::1");
+
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "2001:db8:1:ffff::1").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "2001:db8:2::1").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void countsEachIpv6AddressOnItsOwnWithPrefixLength128() {
+        start(RateLimitFilter.builder().trustedProxies("127.0.0.0/8").ipv6PrefixLength(128));
+
+        exhaustScan("X-Forwarded-For", "2001:db8:1:2::1");
+
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "2001:db8:1:2::2").statusCode()).isEqualTo(200);
     }
 
     @Test

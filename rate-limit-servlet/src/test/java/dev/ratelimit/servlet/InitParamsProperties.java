@@ -40,6 +40,7 @@ class InitParamsProperties {
         VALUES.put("forwarded-header", List.of("X-Forwarded-For", "forwarded", "", "X-Real-IP"));
         VALUES.put("api-key-header", List.of("X-API-Key", "", " ", "X API", "X-\u00fc", "Authorization"));
         VALUES.put("max-api-key-length", List.of("1", "8192", "8193", "0", "-1", "99999999999", ""));
+        VALUES.put("ipv6-prefix-length", List.of("64", "32", "128", "31", "129", "0", "-64", "/64", ""));
         VALUES.put("header-style", List.of("x", "IETF", "both", "", "none"));
         VALUES.put("shadow", List.of("true", "FALSE", "", "yes"));
         VALUES.put("dispatcher-types", List.of("REQUEST", "request, forward", ",", " , ", "REQUEST,", ",REQUEST", "", "NOPE",

@@ -28,6 +28,8 @@ class InitParamsTest {
             "header-style       | xyz             | init-param header-style=\"xyz\": must be x, ietf or both",
             "max-api-key-length | abc             | init-param max-api-key-length=\"abc\": must be a whole number",
             "max-api-key-length | 0               | init-param max-api-key-length: must be 1-8192, was 0",
+            "ipv6-prefix-length | 16              | init-param ipv6-prefix-length=\"16\": must be 32-128, was 16",
+            "ipv6-prefix-length | /64             | init-param ipv6-prefix-length=\"/64\": must be a whole number",
             "trusted-proxies    | 10.0.0.0/33     | init-param trusted-proxies=\"10.0.0.0/33\": prefix length must be 0-32, was \"10.0.0.0/33\"",
             "trusted-proxies    | 10.0.0.0/8, localhost | init-param trusted-proxies=\"10.0.0.0/8, localhost\": must be an IP address or CIDR block",
             "failure-mode       | sometimes       | init-param failure-mode=\"sometimes\": must be FAIL_OPEN, FAIL_CLOSED or LOCAL_FALLBACK",
@@ -121,6 +123,7 @@ class InitParamsTest {
                 "forwarded-header", "forwarded",
                 "api-key-header", "X-Key",
                 "max-api-key-length", "64",
+                "ipv6-prefix-length", "56",
                 "header-style", "IETF",
                 "shadow", "false",
                 "dispatcher-types", "request, error"));

@@ -120,6 +120,20 @@ class ShadowAllowlistTest {
     }
 
     @Test
+    void anAllowlistedIpv6AddressStaysAllowlistedWhileTheRestOfItsNetworkIsLimited() {
+        RateLimitConfig config = twoEndpoints(false)
+                .allowlist(new Allowlist(List.of(), List.of("ip:2001:db8:1:2::7", "2001:db8:9::/48")))
+                .build();
+        start(RateLimitFilter.builder().config(config).trustedProxies("127.0.0.0/8"));
+
+        // The allowlist sees the address, not the /64 the address is counted under.
+        assertThat(server.statuses(3, 1, "GET", "/api/scan", "X-Forwarded-For", "2001:db8:1:2::1")).containsExactly(200, 200, 429);
+        assertThat(server.statuses(5, 1, "GET", "/api/scan", "X-Forwarded-For", "2001:db8:1:2::7")).containsOnly(200);
+        assertThat(server.statuses(5, 1, "GET", "/api/scan", "X-Forwarded-For", "2001:db8:9:5::1")).containsOnly(200);
+        assertThat(events).hasSize(3);
+    }
+
+    @Test
     void noSpellingOfAPathDodgesItsRule() {
         start(RateLimitFilter.builder().config(twoEndpoints(false).build()));
 

@@ -55,6 +55,22 @@ public final class Cidr {
         return new Cidr(mask(bytes, prefix), prefix);
     }
 
+    /**
+     * The block of {@code prefix} bits that holds {@code address} (4 or 16 bytes, as from
+     * {@link IpAddresses#parse}): {@code containing(parse("2001:db8:1:2:a:b:c:d"), 64)} is {@code 2001:db8:1:2::/64}.
+     *
+     * @throws IllegalArgumentException if the address is not 4 or 16 bytes or the prefix does not fit it
+     */
+    public static Cidr containing(byte[] address, int prefix) {
+        if (address == null || (address.length != 4 && address.length != 16)) {
+            throw new IllegalArgumentException("an IP address has 4 or 16 bytes");
+        }
+        if (prefix < 0 || prefix > address.length * 8) {
+            throw new IllegalArgumentException("prefix length must be 0-" + address.length * 8 + ", was " + prefix);
+        }
+        return new Cidr(mask(address, prefix), prefix);
+    }
+
     /** Whether {@code address} (4 or 16 bytes, as from {@link IpAddresses#parse}) is inside this block. */
     public boolean contains(byte[] address) {
         if (address == null || address.length != network.length) {

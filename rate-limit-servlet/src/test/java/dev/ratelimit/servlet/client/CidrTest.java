@@ -43,6 +43,16 @@ class CidrTest {
     }
 
     @Test
+    void theBlockContainingAnAddressKeepsOnlyItsPrefixBits() {
+        assertThat(Cidr.containing(IpAddresses.parse("2001:db8:1:2:a:b:c:d"), 64)).hasToString("2001:db8:1:2::/64")
+                .isEqualTo(Cidr.parse("2001:db8:1:2::/64"));
+        assertThat(Cidr.containing(IpAddresses.parse("2001:db8:1:2ff::1"), 60)).hasToString("2001:db8:1:2f0::/60");
+        assertThat(Cidr.containing(IpAddresses.parse("203.0.113.77"), 24)).hasToString("203.0.113.0/24");
+        assertThatThrownBy(() -> Cidr.containing(IpAddresses.parse("203.0.113.77"), 33)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Cidr.containing(new byte[5], 8)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void refusesWhatIsNotABlockNamingTheText() {
         assertThatThrownBy(() -> Cidr.parse("10.0.0.0/33")).isInstanceOf(InvalidConfigurationException.class)
                 .hasMessage("cidr: prefix length must be 0-32, was \"10.0.0.0/33\"");

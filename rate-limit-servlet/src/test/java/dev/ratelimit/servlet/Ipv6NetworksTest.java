@@ -1,0 +1,56 @@
+package dev.ratelimit.servlet;
+
+import dev.ratelimit.InvalidConfigurationException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class Ipv6NetworksTest {
+
+    @ParameterizedTest(name = "/{0}: {1} -> {2}")
+    @CsvSource({
+            "64,  ip:2001:db8:1:2:a:b:c:d,              ip:2001:db8:1:2::/64",
+            "64,  ip:2001:db8:1:2:ffff:ffff:ffff:ffff,  ip:2001:db8:1:2::/64",
+            "64,  ip:2001:DB8:0001:0002::7,             ip:2001:db8:1:2::/64",
+            "64,  ip:fe80::1%eth0,                      ip:fe80::/64",
+            "64,  ip:::1,                               ip:::/64",
+            "56,  ip:2001:db8:1:2ff:a::1,               ip:2001:db8:1:200::/56",
+            "48,  ip:2001:db8:1:2:a:b:c:d,              ip:2001:db8:1::/48",
+            "127, ip:2001:db8::3,                       ip:2001:db8::2/127",
+            "128, ip:2001:db8::3,                       ip:2001:db8::3",
+    })
+    void countsAnIpv6ClientByItsNetwork(int prefix, String clientId, String counted) {
+        assertThat(new Ipv6Networks(prefix).countedId(clientId)).isEqualTo(counted);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+            "ip:203.0.113.7",
+            "ip:unknown",
+            "apikey:sk-pro-2001:db8::1",
+            "user:2001:db8::1",
+            "ip:2001:db8::/48",
+            "ip:not:an:address",
+            "ip:",
+    })
+    void leavesEveryOtherIdAsItIs(String clientId) {
+        assertThat(new Ipv6Networks(64).countedId(clientId)).isSameAs(clientId);
+    }
+
+    @Test
+    void countsAnIpv4MappedAddressAsItsIpv4AddressNotAsANetwork() {
+        // A custom resolver may hand over the container's spelling of an IPv4 client on a dual-stack socket.
+        assertThat(new Ipv6Networks(64).countedId("ip:::ffff:192.0.2.1")).isEqualTo("ip:::ffff:192.0.2.1");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"31", "0", "-1", "129"})
+    void refusesAPrefixLengthOutside32To128NamingTheOption(int prefix) {
+        assertThatThrownBy(() -> new Ipv6Networks(prefix))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("ipv6PrefixLength: must be 32-128, was " + prefix);
+    }
+}

@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.stream.IntStream;
 
 import static dev.ratelimit.servlet.HeadersTest.EPOCH;
 import static dev.ratelimit.servlet.HeadersTest.rateLimitHeaders;
@@ -375,7 +376,8 @@ class TomcatFilterTest {
     @Test
     void aFilterDeclaredByClassNameReadsItsInitParams() {
         start(context -> declareFilter(context, "config", "classpath:configs/webxml-limits.json", "trusted-proxies", "127.0.0.1/32",
-                "api-key-header", "X-Key", "max-api-key-length", "32", "header-style", "x", "dispatcher-types", "REQUEST,FORWARD"));
+                "api-key-header", "X-Key", "max-api-key-length", "32", "ipv6-prefix-length", "48", "header-style", "x",
+                "dispatcher-types", "REQUEST,FORWARD"));
 
         for (int remaining = 2; remaining >= 0; remaining--) {
             HttpResponse<String> ok = get("/api/scan", "X-Forwarded-For", "203.0.113.9");
@@ -385,6 +387,11 @@ class TomcatFilterTest {
         assertThat(get("/api/scan", "X-Forwarded-For", "203.0.113.9").statusCode()).isEqualTo(429);
         assertThat(get("/api/scan", "X-Key", "sk-pro-1").headers().firstValue("X-RateLimit-Tier")).hasValue("pro");
         assertThat(get("/api/scan", "X-Key", "sk-pro-" + "9".repeat(30)).statusCode()).isEqualTo(400);
+        // One /48: one client.
+        assertThat(IntStream.range(0, 3).mapToObj(i -> get("/api/scan", "X-Forwarded-For", "2001:db8:1:" + i + "::1").statusCode()))
+                .containsOnly(200);
+        assertThat(get("/api/scan", "X-Forwarded-For", "2001:db8:1:ffff::1").statusCode()).isEqualTo(429);
+        assertThat(get("/api/scan", "X-Forwarded-For", "2001:db8:2::1").statusCode()).isEqualTo(200);
     }
 
     @Test

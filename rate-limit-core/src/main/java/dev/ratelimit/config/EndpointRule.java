@@ -18,14 +18,15 @@ import java.util.regex.Pattern;
  */
 public record EndpointRule(String method, String path, String name, long cost, boolean shadow) {
     static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
-    private static final Pattern METHOD = Pattern.compile("\\*|[A-Z]{1,16}");
+    /** Checked before upper-casing: Unicode rules would turn {@code ß} into {@code SS} and {@code ſ} into {@code S}. */
+    private static final Pattern METHOD = Pattern.compile("\\*|[A-Za-z]{1,16}");
 
     /** Validates and normalizes (method to upper case). */
     public EndpointRule {
-        method = method == null ? "*" : method.toUpperCase(Locale.ROOT);
-        if (!METHOD.matcher(method).matches()) {
+        if (method != null && !METHOD.matcher(method).matches()) {
             throw new InvalidConfigurationException("method", "must be an HTTP method or *, was \"" + method + "\"");
         }
+        method = method == null ? "*" : method.toUpperCase(Locale.ROOT);
         if (path == null || !path.startsWith("/")) {
             throw new InvalidConfigurationException("path", "must start with /, was " + (path == null ? "null" : "\"" + path + "\""));
         }

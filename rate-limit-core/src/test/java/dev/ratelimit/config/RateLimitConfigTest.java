@@ -148,6 +148,16 @@ class RateLimitConfigTest {
         assertThatThrownBy(() -> EndpointRule.of("GET", "/api/*/x", "r")).hasMessage("path: may only end in /* or /**, was \"/api/*/x\"");
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"po\u017ft", "\u00df", "l\u0131st", "G\u0130T"})
+    void aMethodWithANonAsciiLetterIsRefusedNotUpperCasedIntoAnother(String method) {
+        // Upper-cased by Unicode rules these become POST, SS, LIST, GIT: methods the file never named.
+        assertThatThrownBy(() -> parse("{\"endpoints\": [{\"method\": \"" + method + "\", \"path\": \"/api/scan\", \"name\": \"scan\"}], "
+                + "\"tiers\": {\"free\": {\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 5, \"window\": \"1m\"}}}}"))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("endpoints[0].method: must be an HTTP method or *, was \"" + method + "\"");
+    }
+
     @Test
     void durationsReadShortAndIsoForms() {
         assertThat(DurationFormat.parse("500ms", "w")).isEqualTo(Duration.ofMillis(500));

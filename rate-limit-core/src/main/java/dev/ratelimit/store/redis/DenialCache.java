@@ -44,7 +44,9 @@ final class DenialCache {
                 return null;
             }
         }
-        if (now >= d.until || cost < d.cost) {
+        if (now >= d.until || now < d.sentAt || cost < d.cost) {
+            // A clock behind the rejected request's send time was stepped back: the cached end would
+            // now be further away than Redis said, so ask Redis again.
             return null;
         }
         Decision r = d.decision;

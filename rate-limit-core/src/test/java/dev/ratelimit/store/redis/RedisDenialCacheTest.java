@@ -85,6 +85,26 @@ class RedisDenialCacheTest {
     }
 
     @Test
+    void aLocalClockSteppedBackDoesNotStretchADenialBeyondWhatRedisSaid() {
+        // Redis decides on its own clock; the local clock only times the cache. Stepped back an hour
+        // (a custom Clock following a wall clock that NTP corrected), it must not keep the client
+        // refused for that hour on top of the wait Redis gave.
+        try (RedisStore store = RedisStore.builder().url(redis.url()).clock(clock).build()) {
+            RateLimiter limiter = store.limiter(LIMIT);
+            limiter.tryAcquire("stepped", 2);
+            Decision denied = limiter.tryAcquire("stepped", 1);
+            assertThat(denied.source()).isEqualTo(Source.STORE);
+            long wait = denied.retryAfterMicros();
+
+            clock.advance(Duration.ofHours(-1));
+            Decision after = limiter.tryAcquire("stepped", 1);
+            assertThat(after.verdict()).isEqualTo(Verdict.REJECTED);
+            assertThat(after.retryAfterMicros()).as("never longer than Redis' own wait").isLessThanOrEqualTo(wait);
+            assertThat(after.resetAfterMicros()).isLessThanOrEqualTo(denied.resetAfterMicros());
+        }
+    }
+
+    @Test
     void aSmallerCostIsStillAskedOfRedis() {
         Limit limit = Limit.of("denied-cost", Policy.fixedWindow(3, Duration.ofDays(400)));
         try (RedisStore store = RedisStore.builder().url(redis.url()).clock(clock).build()) {

@@ -1,5 +1,9 @@
 package dev.ratelimit.servlet;
 
+import dev.ratelimit.ManualClock;
+import dev.ratelimit.Policy;
+import dev.ratelimit.config.EndpointRule;
+import dev.ratelimit.config.RateLimitConfig;
 import dev.ratelimit.store.redis.RedisStore;
 import dev.ratelimit.testing.RedisServer;
 import jakarta.servlet.DispatcherType;
@@ -15,6 +19,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -174,6 +179,34 @@ class RedisFilterTest {
         redis.kill();
         assertThat(server.statuses(3, 1, "GET", "/api/scan")).containsOnly(200);
         assertThat(server.get("/api/scan").statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void localFallbackHeadersOfACompositeNameThePolicyTheShareDescribes() {
+        // An hourly window and a bucket of 10 refilled at 1/s; a quarter of each while Redis is unreachable:
+        // 250 an hour, and 2 tokens refilled at 1 per 4 s (its time to refill from empty is 8 s, not 10 s).
+        RateLimitConfig config = RateLimitConfig.builder()
+                .endpoint(EndpointRule.of("GET", "/api/scan", "scan"))
+                .limit("free", "scan", Policy.fixedWindow(1000, Duration.ofHours(1)), Policy.tokenBucket(10, 1, Duration.ofSeconds(1)))
+                .build();
+        ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+        RedisStore store = RedisStore.builder().url("redis://127.0.0.1:" + RedisServer.freePort()).clock(clock)
+                .fallbackShare(0.25).connectTimeout(Duration.ofMillis(200)).readTimeout(Duration.ofMillis(200)).build();
+        stores.add(store);
+        TestServer server = TestServer.start(RateLimitFilter.builder().config(config).store(store).clock(clock).build());
+        servers.add(server);
+
+        HttpResponse<String> first = server.get("/api/scan");
+        assertThat(first.statusCode()).isEqualTo(200);
+        // The bucket's share (1 token left) is closest to rejecting: its item is "scan-1", and only its item changes.
+        assertThat(first.headers().firstValue("X-RateLimit-Limit")).hasValue("2");
+        assertThat(first.headers().firstValue("RateLimit")).hasValue("\"scan-1\";r=1;t=4");
+        assertThat(first.headers().firstValue("RateLimit-Policy")).hasValue("\"scan\";q=1000;w=3600, \"scan-1\";q=2;w=8");
+
+        server.get("/api/scan");
+        HttpResponse<String> refused = server.get("/api/scan");
+        assertThat(refused.statusCode()).isEqualTo(429);
+        assertThat(refused.body()).contains("\"policy\":\"scan-1\"");
     }
 
     @Test

@@ -109,10 +109,18 @@ public final class LimitHeaders {
         int index = policies.indexOf(decision.policy());
         if (index < 0 && decision.policy() != null) {
             // A store may describe a scaled copy of a policy (local fallback): match it by algorithm and window.
-            for (int i = 0; i < policies.size() && index < 0; i++) {
+            // A bucket's share has its counts rounded down, so its time to refill from empty may differ from
+            // the bucket's: then the policy of that algorithm with the nearest window.
+            long decided = Durations.toMicros(decision.policy().window());
+            double nearest = Double.MAX_VALUE;
+            for (int i = 0; i < policies.size(); i++) {
                 Policy p = policies.get(i);
-                if (p.algorithm().equals(decision.policy().algorithm()) && p.window().equals(decision.policy().window())) {
-                    index = i;
+                if (p.algorithm().equals(decision.policy().algorithm())) {
+                    double distance = Math.abs(Math.log((double) Durations.toMicros(p.window()) / decided));
+                    if (distance < nearest) {
+                        nearest = distance;
+                        index = i;
+                    }
                 }
             }
         }

@@ -73,6 +73,11 @@ final class Shard {
         return decision;
     }
 
+    /** Whether the key with {@code hash} has an entry (its state, or a fresh one not yet swept). */
+    synchronized boolean tracks(long hash) {
+        return find(keyOf(hash)) >= 0;
+    }
+
     synchronized int size() {
         return count;
     }

@@ -5,6 +5,7 @@ import dev.ratelimit.DecisionEvent;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.Source;
 import dev.ratelimit.StoreHealth;
+import dev.ratelimit.Verdict;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
@@ -124,7 +125,8 @@ public final class MicrometerListener implements RateLimitListener {
         Decision d = event.decision();
         EndpointMeters meters = meters(event.tier(), event.endpoint());
         meters.decisions(d.policy().algorithm(), Outcome.of(event)).increment();
-        if (d.limit() > 0 && d.source() != Source.FAIL_OPEN && d.source() != Source.FAIL_CLOSED) {
+        if (d.limit() > 0 && d.source() != Source.FAIL_OPEN && d.source() != Source.FAIL_CLOSED
+                && d.verdict() != Verdict.STORE_UNAVAILABLE) {
             meters.remainingPercent.record(100.0 * d.remaining() / d.limit());
             if (d.allowed() && d.remaining() * 5 < d.limit()) {
                 meters.nearLimit.increment();

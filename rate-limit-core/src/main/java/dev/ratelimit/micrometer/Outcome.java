@@ -1,6 +1,9 @@
 package dev.ratelimit.micrometer;
 
+import dev.ratelimit.Decision;
 import dev.ratelimit.DecisionEvent;
+import dev.ratelimit.Source;
+import dev.ratelimit.Verdict;
 
 /** The {@code outcome} tag of a decision, from its verdict, its source and shadow mode. */
 enum Outcome {
@@ -18,23 +21,23 @@ enum Outcome {
         this.tag = tag;
     }
 
+    /**
+     * The verdict first: a store that could not decide is a 503 whoever answered it (the fail-closed
+     * mode, or a local fallback that failed too), and a cost above the limit is refused whatever the
+     * failure mode; only then does the source tell allowed, fail-open and fallback apart.
+     */
     static Outcome of(DecisionEvent event) {
-        boolean allowed = event.decision().allowed();
-        switch (event.decision().source()) {
-            case FAIL_OPEN:
-                return FAILED_OPEN;
-            case FAIL_CLOSED:
-                return UNAVAILABLE;
-            case LOCAL_FALLBACK:
-                if (!allowed && event.shadow()) {
-                    return SHADOW_REJECTED;
-                }
-                return allowed ? FALLBACK_ALLOWED : FALLBACK_REJECTED;
-            default:
-                if (allowed) {
-                    return ALLOWED;
-                }
-                return event.shadow() ? SHADOW_REJECTED : REJECTED;
+        Decision d = event.decision();
+        if (d.verdict() == Verdict.STORE_UNAVAILABLE) {
+            return UNAVAILABLE;
         }
+        boolean fallback = d.source() == Source.LOCAL_FALLBACK;
+        if (d.allowed()) {
+            return d.source() == Source.FAIL_OPEN ? FAILED_OPEN : fallback ? FALLBACK_ALLOWED : ALLOWED;
+        }
+        if (event.shadow()) {
+            return SHADOW_REJECTED;
+        }
+        return fallback ? FALLBACK_REJECTED : REJECTED;
     }
 }

@@ -2,6 +2,7 @@ package dev.ratelimit.micrometer;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.DecisionEvent;
+import dev.ratelimit.FailureMode;
 import dev.ratelimit.Limit;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.Policy;
@@ -10,6 +11,7 @@ import dev.ratelimit.Source;
 import dev.ratelimit.StoreHealth;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.store.memory.MemoryStore;
+import dev.ratelimit.store.redis.RedisStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
@@ -126,5 +128,33 @@ class MicrometerListenerTest {
         assertThat(histogram[4].bucket()).isEqualTo(50);
         assertThat(histogram[4].count()).isEqualTo(8);
         assertThat(histogram[9].count()).isEqualTo(12);
+    }
+
+    @Test
+    void countsACostAboveTheLimitAsRejectedWhateverFailureModeAnsweredIt() {
+        // Redis down (nothing listens on port 1): the store still knows a cost of 6 can never pass a
+        // limit of 5, and says COST_EXCEEDS_LIMIT (the filter's 429) with its failure mode as source.
+        for (FailureMode mode : new FailureMode[] {FailureMode.FAIL_OPEN, FailureMode.FAIL_CLOSED}) {
+            try (RedisStore redis = RedisStore.builder().url("redis://127.0.0.1:1").failureMode(mode).clock(clock).build()) {
+                Decision d = redis.limiter(login).tryAcquire("ip:203.0.113.7", 6);
+                assertThat(d.verdict()).isEqualTo(Verdict.COST_EXCEEDS_LIMIT);
+                listener.onDecision(new DecisionEvent("free", "login", login, d, false, 10));
+            }
+        }
+
+        assertThat(decisions("rejected")).as("two requests refused with 429, never to pass").isEqualTo(2);
+        assertThat(decisions("failed_open")).as("nothing was let through").isZero();
+        assertThat(decisions("unavailable")).as("no 503 was answered").isZero();
+    }
+
+    @Test
+    void countsAFallbackThatCouldNotDecideAsUnavailableNotAsA429() {
+        // What the Redis store answers when its local fallback itself fails: the filter sends a 503.
+        Decision unavailable = new Decision(Verdict.STORE_UNAVAILABLE, Source.LOCAL_FALLBACK, login.policies().get(0), 5, 0, 0, 1_000);
+        listener.onDecision(new DecisionEvent("free", "login", login, unavailable, false, 10));
+
+        assertThat(decisions("unavailable")).isEqualTo(1);
+        assertThat(decisions("fallback_rejected")).as("not a 429").isZero();
+        assertThat(registry.get("ratelimit.remaining.percent").summary().count()).as("it knows no remaining quota").isZero();
     }
 }

@@ -150,7 +150,8 @@ record RedisUrl(Kind kind, boolean tls, String user, String password, List<Node>
     private static Node node(String url, String hostPort, int defaultPort) {
         String host;
         String portText = null;
-        if (hostPort.startsWith("[")) {
+        boolean bracketed = hostPort.startsWith("[");
+        if (bracketed) {
             int close = hostPort.indexOf(']');
             if (close < 0) {
                 throw bad(url, "has an unclosed IPv6 bracket in \"" + hostPort + "\"");
@@ -168,8 +169,11 @@ record RedisUrl(Kind kind, boolean tls, String user, String password, List<Node>
             host = colon < 0 ? hostPort : hostPort.substring(0, colon);
             portText = colon < 0 ? null : hostPort.substring(colon + 1);
         }
-        if (host.isEmpty() || !host.matches("[A-Za-z0-9._:%-]+")) {
-            throw bad(url, "has an invalid host \"" + hostPort.replaceAll("\\p{Cntrl}", "?") + "\"");
+        // Outside brackets a ':' would be taken for the port's (host ":" and port 1 for "::1") and a
+        // '%' would be looked up as it is, not decoded: only names and IPv4 addresses.
+        if (host.isEmpty() || !host.matches(bracketed ? "[A-Za-z0-9._:%-]+" : "[A-Za-z0-9._-]+")) {
+            throw bad(url, "has an invalid host \"" + hostPort.replaceAll("\\p{Cntrl}", "?")
+                    + "\" (a name or an IPv4 address; IPv6 addresses go in brackets, [::1]:6379)");
         }
         int port = defaultPort;
         if (portText != null) {

@@ -85,6 +85,22 @@ class RedisUrlTest {
     }
 
     @Test
+    void aHostOutsideBracketsIsANameOrAnIpv4AddressNeverAnIpv6AddressOrPercentEncoded() {
+        // "::1" unbracketed read as host ":" and port 1; "fe80::1:6379" as host "fe80::1", port 6379
+        // (or host "fe80::1:6379"? nobody can tell); "h%41st" would be looked up as "h%41st", not "hAst".
+        for (String url : List.of("redis://::1", "redis://:pw@fe80::1:6379/2", "redis-cluster://h1:7000,::1:7001",
+                "redis-sentinel://2001:db8::7/mymaster", "redis://h%41st:6379")) {
+            assertThatThrownBy(() -> RedisUrl.parse(url))
+                    .isInstanceOf(InvalidConfigurationException.class)
+                    .hasMessageStartingWith("url: has an invalid host")
+                    .hasMessageContaining("IPv6 addresses go in brackets")
+                    .hasMessageNotContaining(":pw@");
+        }
+        assertThat(RedisUrl.parse("redis://[fe80::1]:6379").nodes()).containsExactly(new RedisUrl.Node("fe80::1", 6379));
+        assertThat(RedisUrl.parse("redis://10.0.0.1:6380").nodes()).containsExactly(new RedisUrl.Node("10.0.0.1", 6380));
+    }
+
+    @Test
     void aBadUrlNeverEchoesItsPassword() {
         for (String url : List.of("redis://admin:hunter2@host:notaport", "redis-cluster://:hunter2@h:1/9",
                 "redis://hunter2@host", "ftp://user:hunter2@host",

@@ -55,7 +55,7 @@ final class CircuitBreaker {
             if (health != StoreHealth.CIRCUIT_OPEN) {
                 return true;
             }
-            if (probing || now < openUntil) {
+            if (probing || stillOpen(now)) {
                 return false;
             }
             probing = true;
@@ -108,11 +108,20 @@ final class CircuitBreaker {
         return lastNeeded;
     }
 
+    /**
+     * Whether the open period lasts beyond {@code now}; guarded by this. A clock that reads earlier
+     * than the moment the circuit opened ({@code openUntil - openMicros}) was stepped back: the period
+     * is over rather than stretched by the step.
+     */
+    private boolean stillOpen(long now) {
+        return now < openUntil && openUntil - now <= openMicros;
+    }
+
     /** A hint for clients told to come back later: the rest of the open period, else one period. */
     long retryHintMicros(long now) {
         if (health == StoreHealth.CIRCUIT_OPEN) {
             synchronized (this) {
-                if (health == StoreHealth.CIRCUIT_OPEN && openUntil > now) {
+                if (health == StoreHealth.CIRCUIT_OPEN && stillOpen(now)) {
                     return openUntil - now;
                 }
             }

@@ -173,6 +173,12 @@ final class RedisRateLimiter implements RateLimiter {
             if (t instanceof java.net.SocketTimeoutException) {
                 return true;
             }
+            // Jedis reports a connect timeout as "Failed to connect to ..." with the timeout suppressed, not as its cause.
+            for (Throwable suppressed : t.getSuppressed()) {
+                if (suppressed instanceof java.net.SocketTimeoutException) {
+                    return true;
+                }
+            }
         }
         return false;
     }

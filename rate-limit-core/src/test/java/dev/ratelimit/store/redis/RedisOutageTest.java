@@ -19,7 +19,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -205,6 +208,33 @@ class RedisOutageTest {
     }
 
     @Test
+    void aClockSteppedBackNeitherKeepsTheBreakerOpenNorStretchesItsRetryHint() {
+        try (RedisStore store = store(FailureMode.FAIL_CLOSED)) {
+            RateLimiter limiter = store.limiter(LIMIT);
+            assertThat(limiter.tryAcquire("client").source()).isEqualTo(Source.STORE);
+            redis.kill();
+            for (int i = 0; i < 3; i++) {
+                limiter.tryAcquire("client");
+            }
+            assertThat(store.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
+
+            // A custom Clock stepped back an hour (Clock.system() is monotonic and never does this).
+            clock.advance(Duration.ofHours(-1));
+            Decision stepped = limiter.tryAcquire("client");
+            assertThat(stepped.verdict()).isEqualTo(Verdict.STORE_UNAVAILABLE);
+            assertThat(stepped.retryAfterMicros()).as("at most one open period, not the hour stepped back")
+                    .isLessThanOrEqualTo(5_000_000);
+
+            redis.restart();
+            clock.advance(Duration.ofSeconds(5));
+            Decision back = limiter.tryAcquire("client");
+            assertThat(back.source()).as("one open period later the breaker probes and Redis decides")
+                    .isEqualTo(Source.STORE);
+            assertThat(store.health()).isEqualTo(StoreHealth.UP);
+        }
+    }
+
+    @Test
     void aStoppedProcessIsATimeoutNotAHang() {
         try (RedisStore store = store(FailureMode.LOCAL_FALLBACK)) {
             RateLimiter limiter = store.limiter(LIMIT);
@@ -219,6 +249,39 @@ class RedisOutageTest {
                 redis.resume();
             }
             assertThat(limiter.tryAcquire("client").source()).isEqualTo(Source.STORE);
+        }
+    }
+
+    @Test
+    void aConnectTimeoutIsATimeoutAndIsNotWaitedOutTwice() throws Exception {
+        // A frozen Redis whose accept queue is full: the kernel drops new SYNs, so connecting times out.
+        try (RedisServer frozen = RedisServer.start(List.of("--tcp-backlog", "1"));
+             RedisStore store = RedisStore.builder().url(frozen.url()).clock(clock)
+                     .connectTimeout(Duration.ofMillis(1_500)).readTimeout(Duration.ofMillis(100)).build()) {
+            frozen.pause();
+            List<Socket> queued = new ArrayList<>();
+            try {
+                for (int i = 0; i < 8; i++) {
+                    Socket s = new Socket();
+                    try {
+                        s.connect(new InetSocketAddress("127.0.0.1", frozen.port()), 200);
+                        queued.add(s);
+                    } catch (IOException full) {
+                        s.close();
+                    }
+                }
+                long started = System.nanoTime();
+                Decision d = store.limiter(LIMIT).tryAcquire("client");
+                long tookMillis = (System.nanoTime() - started) / 1_000_000;
+                assertThat(d.source()).isEqualTo(Source.LOCAL_FALLBACK);
+                // One connect timeout (1.5 s), not one more on a retry (at least 3 s): a timed-out call is never retried.
+                assertThat(tookMillis).as("decision took, ms").isBetween(1_400L, 2_900L);
+            } finally {
+                for (Socket s : queued) {
+                    s.close();
+                }
+                frozen.resume();
+            }
         }
     }
 

@@ -18,11 +18,13 @@ import java.util.regex.Pattern;
  */
 final class AppLog {
     /**
-     * The start of every line the logger writes: date and time, [thread], level, logger name, " - ".
-     * A line that does not start like this was not written by the logger as one line.
+     * The start of every line the logger writes: date and time, [thread], level, logger name, " - ",
+     * then anything but a CR (lines are split at LF). A line that does not look like this was not
+     * written by the logger as one line. Unicode line separators (NEL, U+2028/9) are not line ends
+     * here: our own log lines never hold them, but Jetty's parser warnings quote a request target raw.
      */
     static final Pattern LINE = Pattern.compile(
-            "^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3} \\[[^\\]\\r\\n]*\\] (TRACE|DEBUG|INFO|WARN|ERROR) [\\w.$]+ - .*");
+            "^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3} \\[[^\\]\\r\\n]*\\] (TRACE|DEBUG|INFO|WARN|ERROR) [\\w.$]+ - [^\\r]*");
 
     static {
         // slf4j-simple truncates its file when the first logger is made: make it before any mark.

@@ -1,6 +1,7 @@
 package dev.ratelimit.algorithms;
 
 import dev.ratelimit.Decision;
+import dev.ratelimit.Fixtures;
 import dev.ratelimit.Limit;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.Policy;
@@ -15,7 +16,6 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
-import java.time.Duration;
 import java.util.List;
 
 import static dev.ratelimit.Fixtures.clock;
@@ -33,14 +33,7 @@ class HonestDecisionProperties {
 
     @Provide
     Arbitrary<Policy> policy() {
-        Arbitrary<Long> n = Arbitraries.longs().between(1, 6);
-        Arbitrary<Duration> d = Arbitraries.longs().between(1, 3_000_000).map(us -> Duration.ofNanos(us * 1_000));
-        return Arbitraries.oneOf(
-                Combinators.combine(n, n, d).as(Policy::tokenBucket),
-                Combinators.combine(n, d).as(Policy::fixedWindow),
-                Combinators.combine(n, d).as(Policy::slidingWindowLog),
-                Combinators.combine(n, d).as(Policy::slidingWindowCounter),
-                Combinators.combine(n, d, n).as(Policy::gcra));
+        return Fixtures.anyPolicy(6, 3_000_000);
     }
 
     @Provide

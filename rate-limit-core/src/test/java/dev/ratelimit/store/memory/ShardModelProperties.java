@@ -1,6 +1,7 @@
 package dev.ratelimit.store.memory;
 
 import dev.ratelimit.Decision;
+import dev.ratelimit.Fixtures;
 import dev.ratelimit.Limit;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.Policy;
@@ -14,7 +15,6 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.Tuple;
 import net.jqwik.api.constraints.IntRange;
 
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -40,14 +40,7 @@ class ShardModelProperties {
 
     @Provide
     Arbitrary<Policy> policy() {
-        Arbitrary<Long> n = Arbitraries.longs().between(1, 5);
-        Arbitrary<Duration> d = Arbitraries.longs().between(1, 3_000).map(us -> Duration.ofNanos(us * 1_000));
-        return Arbitraries.oneOf(
-                Combinators.combine(n, n, d).as(Policy::tokenBucket),
-                Combinators.combine(n, d).as(Policy::fixedWindow),
-                Combinators.combine(n, d).as(Policy::slidingWindowLog),
-                Combinators.combine(n, d).as(Policy::slidingWindowCounter),
-                Combinators.combine(n, d, n).as(Policy::gcra));
+        return Fixtures.anyPolicy(5, 3_000);
     }
 
     @Provide

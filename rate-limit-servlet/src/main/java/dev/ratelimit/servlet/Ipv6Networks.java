@@ -45,10 +45,6 @@ final class Ipv6Networks {
         return "ip:" + Cidr.containing(address, prefixLength);
     }
 
-    int prefixLength() {
-        return prefixLength;
-    }
-
     @Override
     public String toString() {
         return "ipv6PrefixLength=" + prefixLength;

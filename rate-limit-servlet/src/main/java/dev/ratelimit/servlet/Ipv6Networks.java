@@ -12,7 +12,9 @@ import dev.ratelimit.servlet.client.IpAddresses;
  * <p>Whoever is given an IPv6 network can send from any address in it, and is usually given a whole
  * /64 at least (a home or office line, a phone, a cloud VM): counted per address, one client could
  * take a fresh quota with every request. IPv4 addresses are scarce and count one by one, as do
- * prefix length 128 and ids that are not an IPv6 literal after {@code ip:} (a custom resolver's own).
+ * IPv6 addresses with prefix length 128; every spelling of one address (upper case, leading zeros, a
+ * zone id, brackets, IPv4-mapped) counts under one canonical id. Ids that are not an IP literal after
+ * {@code ip:} (a custom resolver's own) count as they are.
  */
 final class Ipv6Networks {
     /** The default prefix length: the network one subscriber, office or VM is given at least. */
@@ -35,12 +37,22 @@ final class Ipv6Networks {
     /** The id {@code clientId}'s quota is counted under (see the class documentation). */
     String countedId(String clientId) {
         // IPv4 ids, ip:unknown and apikey: ids have no ':' after the "ip:": no parsing on their path.
-        if (prefixLength == 128 || !clientId.startsWith("ip:") || clientId.indexOf(':', 3) < 0) {
+        if (!clientId.startsWith("ip:") || clientId.indexOf(':', 3) < 0) {
             return clientId;
         }
-        byte[] address = IpAddresses.parse(clientId.substring(3));
-        if (address == null || address.length != 16) {
+        String literal = clientId.substring(3);
+        // A custom resolver's "ip:" + request.getRemoteAddr() is bracketed on Jetty: ip:[2001:db8::1].
+        if (literal.length() > 2 && literal.charAt(0) == '[' && literal.charAt(literal.length() - 1) == ']') {
+            literal = literal.substring(1, literal.length() - 1);
+        }
+        byte[] address = IpAddresses.parse(literal);
+        if (address == null) {
             return clientId;
+        }
+        // Every spelling of one address counts as one: an IPv4-mapped address as its IPv4 address,
+        // an IPv6 address (at 128) in its canonical form.
+        if (address.length == 4 || prefixLength == 128) {
+            return "ip:" + IpAddresses.format(address);
         }
         return "ip:" + Cidr.containing(address, prefixLength);
     }

@@ -165,6 +165,45 @@ class ClientIdentityTest {
         assertThat(server.get("/api/scan", "X-Forwarded-For", "2001:db8:1:2::2").statusCode()).isEqualTo(200);
     }
 
+    /** A custom resolver that names the client by an address header its own front end writes, as it spells it. */
+    private static RateLimitFilterBuilder customAddressResolver() {
+        return RateLimitFilter.builder().clientIdResolver(request -> "ip:" + request.getHeader("X-Client-Address"));
+    }
+
+    @Test
+    void countsACustomResolversBracketedIpv6IdByItsNetwork() {
+        // Jetty spells an IPv6 peer bracketed: "ip:" + request.getRemoteAddr() is ip:[0:0:0:0:0:0:0:1].
+        start(customAddressResolver());
+
+        exhaustScan("X-Client-Address", "[2001:db8:1:2::1]");
+
+        assertThat(server.get("/api/scan", "X-Client-Address", "[2001:db8:1:2::2]").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/scan", "X-Client-Address", "2001:db8:1:2::3").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/scan", "X-Client-Address", "[2001:db8:1:3::1]").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void countsACustomResolversIpv4MappedIdAsTheIpv4Address() {
+        start(customAddressResolver());
+
+        exhaustScan("X-Client-Address", "::ffff:192.0.2.1");
+
+        assertThat(server.get("/api/scan", "X-Client-Address", "192.0.2.1").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/scan", "X-Client-Address", "::FFFF:c000:201").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/scan", "X-Client-Address", "192.0.2.2").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void countsEverySpellingOfACustomResolversIpv6AddressAsOneClientWithPrefixLength128() {
+        start(customAddressResolver().ipv6PrefixLength(128));
+
+        exhaustScan("X-Client-Address", "2001:db8::1");
+
+        assertThat(server.get("/api/scan", "X-Client-Address", "2001:DB8:0:0::0001").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/scan", "X-Client-Address", "[2001:db8::1]").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/scan", "X-Client-Address", "2001:db8::2").statusCode()).isEqualTo(200);
+    }
+
     @Test
     void countsAnIpv4MappedIpv6AddressAsTheIpv4Address() {
         start(RateLimitFilter.builder().trustedProxies("127.0.0.0/8"));

@@ -43,7 +43,31 @@ class Ipv6NetworksTest {
     @Test
     void countsAnIpv4MappedAddressAsItsIpv4AddressNotAsANetwork() {
         // A custom resolver may hand over the container's spelling of an IPv4 client on a dual-stack socket.
-        assertThat(new Ipv6Networks(64).countedId("ip:::ffff:192.0.2.1")).isEqualTo("ip:::ffff:192.0.2.1");
+        assertThat(new Ipv6Networks(64).countedId("ip:::ffff:192.0.2.1")).isEqualTo("ip:192.0.2.1");
+        assertThat(new Ipv6Networks(64).countedId("ip:::FFFF:c000:201")).isEqualTo("ip:192.0.2.1");
+        assertThat(new Ipv6Networks(128).countedId("ip:::ffff:192.0.2.1")).isEqualTo("ip:192.0.2.1");
+    }
+
+    @ParameterizedTest(name = "/{0}: {1} -> {2}")
+    @CsvSource({
+            "64,  ip:[2001:db8:1:2::a],                 ip:2001:db8:1:2::/64",
+            "64,  ip:[0:0:0:0:0:0:0:1],                 ip:::/64",
+            "60,  ip:[2001:DB8:1:2f::1%eth0],           ip:2001:db8:1:20::/60",
+            "128, ip:2001:DB8:0:0::0001,                ip:2001:db8::1",
+            "128, ip:[2001:db8::1],                     ip:2001:db8::1",
+            "128, ip:fe80::1%eth0,                      ip:fe80::1",
+    })
+    void countsEverySpellingOfAnAddressUnderOneCanonicalId(int prefix, String clientId, String counted) {
+        assertThat(new Ipv6Networks(prefix).countedId(clientId)).isEqualTo(counted);
+    }
+
+    @Test
+    void leavesAnOverlongOrBrokenIpIdAsItIsWithoutThrowing() {
+        String overlong = "ip:" + "2001:db8::1".repeat(1000);
+        assertThat(new Ipv6Networks(64).countedId(overlong)).isSameAs(overlong);
+        assertThat(new Ipv6Networks(64).countedId("ip:[]")).isEqualTo("ip:[]");
+        assertThat(new Ipv6Networks(64).countedId("ip:[::1")).isEqualTo("ip:[::1");
+        assertThat(new Ipv6Networks(128).countedId("ip:[:]")).isEqualTo("ip:[:]");
     }
 
     @ParameterizedTest(name = "{0}")

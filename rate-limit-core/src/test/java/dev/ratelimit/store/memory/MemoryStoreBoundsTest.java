@@ -93,6 +93,22 @@ class MemoryStoreBoundsTest {
     }
 
     @Test
+    void aFloodMayEvictAKeySeenOnlyOnceButNotOneThatCameBack() {
+        MemoryStore store = MemoryStore.builder().clock(clock).maxKeysPerLimit(1_000).build();
+        RateLimiter limiter = store.limiter(Limit.of("login", Policy.fixedWindow(5, Duration.ofHours(1))));
+        // One request spends a whole quota: to the store this key looks like any invented one.
+        assertThat(limiter.tryAcquire("once", 5).allowed()).isTrue();
+        // This one comes back: its first request spends the quota, the second is refused.
+        assertThat(limiter.tryAcquire("returning", 5).allowed()).isTrue();
+        assertThat(limiter.tryAcquire("returning").allowed()).isFalse();
+        for (int i = 0; i < 200_000; i++) {
+            limiter.tryAcquire("flood-" + i);
+        }
+        assertThat(limiter.tryAcquire("returning").allowed()).as("a client that came back keeps its state").isFalse();
+        assertThat(limiter.tryAcquire("once").allowed()).as("a key seen once was evicted: fresh quota").isTrue();
+    }
+
+    @Test
     void aRequestThatCanNeverPassIsNotRemembered() {
         MemoryStore store = MemoryStore.builder().clock(clock).build();
         RateLimiter limiter = store.limiter(Limit.of("l", Policy.fixedWindow(1, Duration.ofSeconds(1))));

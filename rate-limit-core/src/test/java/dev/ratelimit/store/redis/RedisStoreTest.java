@@ -177,6 +177,18 @@ class RedisStoreTest {
     }
 
     @Test
+    void theSlidingLogKeepsOneTimestampPerUnitOfCostUpToItsLimit() {
+        RateLimiter limiter = store.limiter(Limit.of("log-units", Policy.slidingWindowLog(10, LONG)));
+        assertThat(limiter.tryAcquire("weighted", 5).allowed()).isTrue();
+        List<String> keys = scan("rl:log-units:*");
+        assertThat(keys).hasSize(1);
+        assertThat((Long) redis.call("ZCARD", keys.get(0))).as("one request of cost 5").isEqualTo(5);
+        assertThat(limiter.tryAcquire("weighted", 5).allowed()).isTrue();
+        assertThat(limiter.tryAcquire("weighted", 1).allowed()).isFalse();
+        assertThat((Long) redis.call("ZCARD", keys.get(0))).as("never more than the limit").isEqualTo(10);
+    }
+
+    @Test
     void aRequestThatCanNeverPassWritesNothing() {
         RateLimiter limiter = store.limiter(Limit.of("never", Policy.gcra(1, Duration.ofSeconds(1), 2)));
         assertThat(limiter.tryAcquire("huge-cost", 3).verdict()).isEqualTo(Verdict.COST_EXCEEDS_LIMIT);

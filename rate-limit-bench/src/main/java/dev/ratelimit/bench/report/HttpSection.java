@@ -42,7 +42,8 @@ final class HttpSection {
     List<Run> rounds(String variant) {
         List<Run> rounds = new ArrayList<>();
         for (int round = 1; round <= MAX_ROUNDS; round++) {
-            results.text("http-" + variant + "-" + round + ".txt").map(HttpSection::parse).ifPresent(rounds::add);
+            results.text("http-" + variant + "-" + round + ".txt").map(HttpSection::parse)
+                    .filter(r -> !Double.isNaN(r.rps())).ifPresent(rounds::add);
         }
         rounds.sort(Comparator.comparingDouble(Run::rps));
         return rounds;

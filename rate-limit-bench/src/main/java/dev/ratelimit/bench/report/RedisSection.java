@@ -14,6 +14,8 @@ import java.util.function.Predicate;
 final class RedisSection {
     static final String BENCHMARK = "RedisBenchmark.decide";
     static final List<Integer> THREADS = List.of(1, 4, 16);
+    /** A rejected share above this means some decisions were not made by Redis (the run's counter must stay at zero). */
+    static final double REJECTED = 0.001;
 
     private final Results results;
 
@@ -23,6 +25,20 @@ final class RedisSection {
 
     double score(RedisContenderKind kind, int threads) {
         return results.find(cell(kind, threads)).map(JmhResult::score).orElse(Double.NaN);
+    }
+
+    /** The largest share of rejected decisions of {@code kind} at {@code threads}, in the one pass or any round, or NaN. */
+    double rejectedShare(RedisContenderKind kind, int threads) {
+        double worst = Double.NaN;
+        List<JmhResult> all = new ArrayList<>(results.jmh(cell(kind, threads)));
+        results.rounds().values().forEach(round -> round.stream().filter(cell(kind, threads)).forEach(all::add));
+        for (JmhResult r : all) {
+            double share = r.rejectedShare();
+            if (!Double.isNaN(share)) {
+                worst = Double.isNaN(worst) ? share : Math.max(worst, share);
+            }
+        }
+        return worst;
     }
 
     /** {@code ours} over {@code peer} at {@code threads} in each paired round, if rounds measured them. */
@@ -118,6 +134,22 @@ final class RedisSection {
                 ratios.row(b4j).row(jedis);
             }
             md.table(ratios);
+            Markdown.Table rejected = new Markdown.Table(List.of("Contender", "Threads", "Rejected share"));
+            for (RedisContenderKind kind : RedisContenderKind.values()) {
+                for (int t : THREADS) {
+                    double share = rejectedShare(kind, t);
+                    if (share > REJECTED) {
+                        rejected.row(List.of(kind.label(), Integer.toString(t), Markdown.percent(share)));
+                    }
+                }
+            }
+            if (!rejected.isEmpty()) {
+                md.heading(3, "Rejected decisions");
+                md.paragraph("Decisions not made by Redis (a timeout or an open circuit breaker under the store's failure mode) "
+                        + "count as rejected and should not happen: the rows below measured something else than Redis "
+                        + "decisions, and their ratios do not judge a target.");
+                md.table(rejected);
+            }
         }
         costs().ifPresent(c -> writeCosts(md, c));
     }

@@ -32,7 +32,12 @@ record RoundRatios(List<Double> perRound) {
     }
 
     double median() {
-        List<Double> sorted = perRound.stream().sorted().toList();
+        return median(false);
+    }
+
+    /** The median of the rounds' ratios, each inverted first if {@code inverse}. */
+    double median(boolean inverse) {
+        List<Double> sorted = perRound.stream().map(r -> inverse ? 1 / r : r).sorted().toList();
         int n = sorted.size();
         return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }

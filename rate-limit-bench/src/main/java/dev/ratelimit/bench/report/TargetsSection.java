@@ -73,7 +73,8 @@ final class TargetsSection {
         for (KeyMode keys : KeyMode.values()) {
             for (KeyShape shape : KEYED) {
                 Optional<RoundRatios> paired = memory.paired(ContenderKind.OURS_TOKEN_BUCKET, peer, shape, keys);
-                double r = paired.map(RoundRatios::median).orElseGet(() ->
+                // The floor target is on floor/ours: the median of those, not the inverse of the median of ours/floor.
+                double r = paired.map(p -> floor ? 1 / p.median(true) : p.median()).orElseGet(() ->
                         memory.score(ContenderKind.OURS_TOKEN_BUCKET, shape, keys, 1) / memory.score(peer, shape, keys, 1));
                 if (Double.isNaN(r)) {
                     continue;
@@ -128,8 +129,16 @@ final class TargetsSection {
 
     private Verdict redisRatio(String target, RedisContenderKind peer, List<Integer> threads, double bar) {
         double worst = Double.NaN;
+        boolean unmeasured = false;
         List<String> cells = new ArrayList<>();
         for (int t : threads) {
+            double rejected = Math.max(redis.rejectedShare(RedisContenderKind.OURS_TOKEN_BUCKET, t), redis.rejectedShare(peer, t));
+            if (rejected > RedisSection.REJECTED) {
+                // Decisions not made by Redis (a timeout, an open breaker) are no Redis throughput to judge.
+                cells.add(t + " threads: " + Markdown.percent(rejected) + " of decisions rejected, not measured");
+                unmeasured = true;
+                continue;
+            }
             Optional<RoundRatios> paired = redis.paired(RedisContenderKind.OURS_TOKEN_BUCKET, peer, t);
             double r = paired.map(RoundRatios::median).orElseGet(() ->
                     redis.score(RedisContenderKind.OURS_TOKEN_BUCKET, t) / redis.score(peer, t));
@@ -140,7 +149,7 @@ final class TargetsSection {
             cells.add(t + " threads " + shown(r, bar, r >= bar, bar < 1) + paired.map(p -> " (" + p.range(false, format) + ")").orElse(""));
             worst = Double.isNaN(worst) ? r : Math.min(worst, r);
         }
-        if (Double.isNaN(worst)) {
+        if (Double.isNaN(worst) && !unmeasured) {
             return new Verdict(target, "not measured", "not measured");
         }
         String measured = "token bucket: " + String.join("; ", cells);
@@ -152,7 +161,7 @@ final class TargetsSection {
             measured += String.format(Locale.ROOT, " (Redis time per decision: ours %.1f µs, Bucket4j %.1f µs, "
                     + "EVALSHA return 1 %.1f µs)", ours, redis.serverMicros(RedisContenderKind.BUCKET4J), redis.evalshaMicros());
         }
-        return new Verdict(target, measured, worst >= bar ? "met" : "missed");
+        return new Verdict(target, measured, worst < bar ? "missed" : unmeasured ? "not measured" : "met");
     }
 
     /**
@@ -242,9 +251,12 @@ final class TargetsSection {
             return new Verdict(target, "not measured", "not measured");
         }
         OptionalDouble b4j = memory.bytesPerClient(ContenderKind.BUCKET4J);
-        return new Verdict(target, Markdown.number(b.getAsDouble()) + " B"
+        boolean met = b.getAsDouble() <= 100;
+        String bytes = met || !Markdown.number(b.getAsDouble()).equals("100") ? Markdown.number(b.getAsDouble())
+                : String.format(Locale.ROOT, "%.2f", b.getAsDouble());
+        return new Verdict(target, bytes + " B"
                 + (b4j.isPresent() ? " (Bucket4j in Caffeine: " + Markdown.number(b4j.getAsDouble()) + " B)" : ""),
-                b.getAsDouble() <= 100 ? "met" : "missed");
+                met ? "met" : "missed");
     }
 
     void write(Markdown md) {

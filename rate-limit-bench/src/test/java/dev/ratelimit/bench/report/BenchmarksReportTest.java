@@ -219,4 +219,64 @@ class BenchmarksReportTest {
         assertThat(md).contains("| the in-memory filter costs <= 10% of the plain app's throughput | 89.6% of \"no filter\" | **missed**")
                 .contains("| >= 1.8x Bucket4j's decisions/s at 16 threads | token bucket: 16 threads 1.796x | **missed**");
     }
+    @Test
+    void theFloorTargetShowsAndJudgesTheMedianOfTheRoundsFloorOverOursWithAnEvenNumberOfRounds() throws IOException {
+        // Two rounds: floor/ours 5.00x and 3.33x, whose median is 4.17x: not within 4x. The median of ours/floor
+        // (0.20 and 0.30: 0.25) inverted would say 4.00x, outside the middle of the rounds shown.
+        double[][] oursAndFloor = {{2_000_000, 10_000_000}, {3_000_000, 10_000_000}};
+        Files.createDirectories(dir.resolve("rounds"));
+        for (int round = 1; round <= 2; round++) {
+            ArrayNode all = JSON.createArrayNode();
+            jmh(all, "memory.InMemoryBenchmark.decide", 1, oursAndFloor[round - 1][0], 0, 0,
+                    "contender", "OURS_TOKEN_BUCKET", "shape", "UNIFORM_100K", "keys", "PREGENERATED");
+            jmh(all, "memory.InMemoryBenchmark.decide", 1, oursAndFloor[round - 1][1], 0, 0,
+                    "contender", "CHM_GET_FLOOR", "shape", "UNIFORM_100K", "keys", "PREGENERATED");
+            JSON.writeValue(dir.resolve("rounds/memory-r" + round + "-UNIFORM_100K-PREGENERATED.json").toFile(), all);
+        }
+
+        assertThat(render()).contains("| within 4x of the bare map lookup (same shapes) | "
+                + "100k uniform pre-gen. floor/ours 4.17x (2 rounds: 3.33x-5.00x) | **missed**");
+    }
+
+    @Test
+    void aWrkRoundWithoutResultsIsNotCountedAsARound() throws IOException {
+        // The memory variant's third round left only its label (wrk could not connect): two rounds were measured.
+        double[] off = {50_000, 40_000, 52_000};
+        for (int round = 1; round <= 3; round++) {
+            Files.writeString(dir.resolve("http-nofilter-" + round + ".txt"), wrk("no filter", off[round - 1]));
+        }
+        Files.writeString(dir.resolve("http-memory-1.txt"), wrk("in-memory store", 30_000));
+        Files.writeString(dir.resolve("http-memory-2.txt"), wrk("in-memory store", 47_000));
+        Files.writeString(dir.resolve("http-memory-3.txt"), "# label: in-memory store\nunable to connect to 127.0.0.1:8080\n");
+
+        String md = render();
+
+        assertThat(md).contains("| in-memory store | 30.0 k | 2: 30.0 k, 47.0 k |")
+                .contains("| the in-memory filter costs <= 10% of the plain app's throughput | 60% of \"no filter\" | **missed**");
+    }
+
+    @Test
+    void redisDecisionsRejectedInsteadOfMadeByRedisAreShownAndDoNotMeetATarget() throws IOException {
+        // Three quarters of our "decisions" were rejections not made by Redis (an open breaker answers at once):
+        // the throughput is not Redis decisions, so 6.67x of Bucket4j must not pass for a met target.
+        ArrayNode all = JSON.createArrayNode();
+        jmh(all, "redis.RedisBenchmark.decide", 16, 200_000, 0, 150_000, "contender", "OURS_TOKEN_BUCKET", "shape", "UNIFORM_100K");
+        jmh(all, "redis.RedisBenchmark.decide", 16, 30_000, 0, 0, "contender", "BUCKET4J", "shape", "UNIFORM_100K");
+        JSON.writeValue(dir.resolve("jmh-redis-t16.json").toFile(), all);
+
+        String md = render();
+
+        assertThat(md).doesNotContain("| >= 1.8x Bucket4j's decisions/s at 16 threads | token bucket: 16 threads 6.67x | **met** |")
+                .contains("| >= 1.8x Bucket4j's decisions/s at 16 threads | token bucket: 16 threads: 75% of decisions rejected, "
+                        + "not measured | not measured |")
+                .contains("| ours: token bucket | 16 | 75% |");
+    }
+
+    @Test
+    void bytesPerClientJustOverTheBudgetDoNotShowAsTheBudgetItself() throws IOException {
+        Files.writeString(dir.resolve("memory.json"), "[{\"contender\":\"OURS_TOKEN_BUCKET\",\"label\":\"ours: token bucket\","
+                + "\"clients\":1000,\"tracked\":1000,\"bytesPerClient\":100.04}]");
+
+        assertThat(render()).contains("| <= 100 bytes per tracked client for the token bucket in memory | 100.04 B | **missed**");
+    }
 }

@@ -76,10 +76,9 @@ class ShardModelProperties {
                                                     @ForAll boolean composite, @ForAll("steps") List<Step> steps,
                                                     @ForAll @IntRange(min = 0, max = 4) int layout,
                                                     @ForAll @IntRange(min = KEYS, max = KEYS + 8) int cap) {
-        LimitEvaluator evaluator = new LimitEvaluator(composite ? Limit.of("p", first, second) : Limit.of("p", first));
+        Model model = new Model(composite ? Limit.of("p", first, second) : Limit.of("p", first));
         ManualClock clock = clock();
-        Shard shard = new Shard(evaluator, clock, cap);
-        Model model = new Model(evaluator);
+        Shard shard = new Shard(model.evaluator, clock, cap);
         for (int i = 0; i < steps.size(); i++) {
             Step step = steps.get(i);
             clock.advanceMicros(step.advanceMicros());
@@ -100,10 +99,9 @@ class ShardModelProperties {
                                                    @ForAll boolean composite, @ForAll("steps") List<Step> steps,
                                                    @ForAll @IntRange(min = 0, max = 4) int layout,
                                                    @ForAll @IntRange(min = 1, max = 24) int cap) {
-        LimitEvaluator evaluator = new LimitEvaluator(composite ? Limit.of("p", first, second) : Limit.of("p", first));
+        Model model = new Model(composite ? Limit.of("p", first, second) : Limit.of("p", first));
         ManualClock clock = clock();
-        Shard shard = new Shard(evaluator, clock, cap);
-        Model model = new Model(evaluator);
+        Shard shard = new Shard(model.evaluator, clock, cap);
         for (int i = 0; i < steps.size(); i++) {
             Step step = steps.get(i);
             clock.advanceMicros(step.advanceMicros());
@@ -158,8 +156,8 @@ class ShardModelProperties {
         private final Map<Integer, long[]> states = new HashMap<>();
         private final Map<Integer, Object[]> logs = new HashMap<>();
 
-        Model(LimitEvaluator evaluator) {
-            this.evaluator = evaluator;
+        Model(Limit limit) {
+            this.evaluator = new LimitEvaluator(limit);
         }
 
         Decision decide(int key, long now, long cost) {

@@ -179,7 +179,7 @@ final class InitParams {
             throw invalid("max-keys-per-limit", param("max-keys-per-limit"), "applies only to store=memory");
         }
         if (!RedisParams.isRedisUrl(kind)) {
-            throw invalid("store", RedisParams.masked(kind), "must be memory or a Redis URL (redis://, rediss://, "
+            throw invalid("store", RedisParams.maskedUrl(kind), "must be memory or a Redis URL (redis://, rediss://, "
                     + "redis-sentinel://, redis-cluster://, rediss-cluster://)");
         }
         RedisParams redis = new RedisParams(kind, mode,
@@ -198,12 +198,12 @@ final class InitParams {
                 case "clientKeySecret" -> "redis-client-key-secret";
                 default -> "store";
             };
-            String value = name.equals("store") ? kind : echoed(name);
+            String value = name.equals("store") ? RedisParams.maskedUrl(kind) : RedisParams.masked(echoed(name));
             // No cause attached: its message might carry the URL's password.
-            throw new ServletException(prefix() + "init-param " + name + "=\"" + RedisParams.masked(value) + "\": "
+            throw new ServletException(prefix() + "init-param " + name + "=\"" + value + "\": "
                     + RedisParams.masked(e.problem()));
         } catch (IllegalArgumentException e) {
-            throw new ServletException(prefix() + "init-param store=\"" + RedisParams.masked(kind) + "\": "
+            throw new ServletException(prefix() + "init-param store=\"" + RedisParams.maskedUrl(kind) + "\": "
                     + RedisParams.masked(String.valueOf(e.getMessage())));
         }
     }

@@ -33,6 +33,21 @@ record RedisParams(String url, FailureMode failureMode, Double fallbackShare, St
         return ThrottledLog.clean(USER_INFO.matcher(text).replaceAll("$1***@"));
     }
 
+    /**
+     * {@code url}, one store URL as configured, with everything the store could take for credentials
+     * replaced by {@code ***}: from {@code ://} (or, without one before it, from the start: a typo such as
+     * {@code redis:/}) to the last {@code @}, whatever it holds (a password may hold spaces or quotes).
+     */
+    static String maskedUrl(String url) {
+        int at = url.lastIndexOf('@');
+        if (at < 0) {
+            return ThrottledLog.clean(url);
+        }
+        int schemeEnd = url.indexOf("://");
+        int userStart = schemeEnd >= 0 && schemeEnd + 3 <= at ? schemeEnd + 3 : 0;
+        return ThrottledLog.clean(url.substring(0, userStart) + "***" + url.substring(at));
+    }
+
     RateLimitStore createStore() {
         try {
             return RedisStoreFactory.create(this);
@@ -45,7 +60,7 @@ record RedisParams(String url, FailureMode failureMode, Double fallbackShare, St
     /** Never shows the URL's password or the secret. */
     @Override
     public String toString() {
-        return "RedisParams[url=" + masked(url) + ", failureMode=" + failureMode + ", fallbackShare=" + fallbackShare
+        return "RedisParams[url=" + maskedUrl(url) + ", failureMode=" + failureMode + ", fallbackShare=" + fallbackShare
                 + ", keyPrefix=" + keyPrefix + ", timeout=" + timeout
                 + ", clientKeySecret=" + (clientKeySecret == null ? "none" : "(hidden)") + "]";
     }

@@ -106,6 +106,16 @@ class InitParamsTest {
         assertThat(initFailure("store", url)).contains("://***@").doesNotContain("hun").doesNotContain("ter2");
     }
 
+    @ParameterizedTest(name = "store={0}")
+    @CsvSource(delimiter = '|', value = {
+            // a typo in the scheme: the store itself takes everything before the '@' for credentials
+            "redis:/:hunter2@127.0.0.1:6379", "redis//admin:hunter2@127.0.0.1:6379", ":hunter2@127.0.0.1:6379",
+            // characters the store accepts unencoded in a password
+            "redis://:hun ter2@127.0.0.1:notaport", "redis://admin:hun\"ter2@127.0.0.1:notaport"})
+    void neverEchoesAPasswordTheStoreWouldNotEchoEither(String url) {
+        assertThat(initFailure("store", url)).contains("***@").doesNotContain("hun").doesNotContain("ter2");
+    }
+
     @Test
     void stripsControlCharactersFromEchoedValues() {
         assertThat(initFailure("header-style", "x\r\nSet-Cookie: a=b")).contains("x??Set-Cookie: a=b").doesNotContain("\n");

@@ -250,13 +250,18 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
     }
 
     /**
-     * {@code url} with any credentials replaced by {@code ***}: everything from {@code ://} to the
-     * last {@code @}, where the Redis store ends them too (a password may hold {@code /} or {@code @}).
+     * {@code url} with any credentials replaced by {@code ***}: everything from {@code ://} (or, with
+     * none before it, from the start: a typo such as {@code redis:/}) to the last {@code @}, where the
+     * Redis store ends them too (a password may hold {@code /} or {@code @}).
      */
     static String masked(String url) {
-        int start = url.indexOf("://");
         int at = url.lastIndexOf('@');
-        return start >= 0 && at > start ? url.substring(0, start + 3) + "***" + url.substring(at) : url;
+        if (at < 0) {
+            return url;
+        }
+        int start = url.indexOf("://");
+        int userStart = start >= 0 && start + 3 <= at ? start + 3 : 0;
+        return url.substring(0, userStart) + "***" + url.substring(at);
     }
 
     /** {@code text} without control characters (a value goes into one log line). */

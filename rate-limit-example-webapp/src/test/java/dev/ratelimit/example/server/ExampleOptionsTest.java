@@ -172,6 +172,15 @@ class ExampleOptionsTest {
     }
 
     @Test
+    void neverPrintsARedisPasswordBehindASchemeTypo() {
+        // Without "://" the store still takes everything before the last '@' for credentials.
+        for (String url : new String[] {"redis:/:hunter2@cache:6379", "redis//admin:hunter2@cache:6379", ":hunter2@cache:6379"}) {
+            assertThat(problem(Map.of("REDIS_URL", url))).startsWith("REDIS_URL=\"***@cache:6379\": ")
+                    .doesNotContain("hunter2");
+        }
+    }
+
+    @Test
     void neverPrintsARedisPasswordGivenAsAStrayArgument() {
         // "--redis-url= redis://..." or a URL or secret without its flag arrives as an unknown argument.
         assertThatThrownBy(() -> ExampleOptions.parse(new String[] {"redis://:hun=ter2@cache:6379"}, Map.of()))

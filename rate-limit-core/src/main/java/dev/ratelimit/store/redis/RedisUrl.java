@@ -19,7 +19,8 @@ import java.util.Locale;
  * redis-sentinel://[user:password@]host1:port1,host2:port2/masterName[/db]
  * </pre>
  * User and password may be percent-encoded; {@code :password@} alone (no user) logs in as the default
- * user. An IPv6 host is written in brackets, {@code [::1]:6379}. A {@code ${...}} placeholder is
+ * user. An IPv6 host is written in brackets, {@code [::1]:6379}, a zone id after {@code %25}
+ * ({@code [fe80::1%25eth0]}). A {@code ${...}} placeholder is
  * refused, not expanded. Errors name the URL with its password masked.
  *
  * @param kind      the topology
@@ -156,7 +157,8 @@ record RedisUrl(Kind kind, boolean tls, String user, String password, List<Node>
             if (close < 0) {
                 throw bad(url, "has an unclosed IPv6 bracket in \"" + hostPort + "\"");
             }
-            host = hostPort.substring(1, close);
+            // A zone id follows "%25" in a URL (RFC 6874), a bare '%' where Java reads the address.
+            host = hostPort.substring(1, close).replace("%25", "%");
             String after = hostPort.substring(close + 1);
             if (!after.isEmpty()) {
                 if (!after.startsWith(":")) {
@@ -234,6 +236,7 @@ record RedisUrl(Kind kind, boolean tls, String user, String password, List<Node>
         if (database != 0) {
             s.append('/').append(database);
         }
-        return s.toString();
+        // A decoded user or master name may hold CR/LF; this text goes into the store's log lines.
+        return s.toString().replaceAll("\\p{Cntrl}", "?");
     }
 }

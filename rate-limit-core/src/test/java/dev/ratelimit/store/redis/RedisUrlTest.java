@@ -101,6 +101,15 @@ class RedisUrlTest {
     }
 
     @Test
+    void anIpv6ZoneIdWrittenAsUrlsWriteItIsDecoded() {
+        // RFC 6874: the '%' before a zone id is "%25" in a URL. Kept as "%25", the host was the zone
+        // "25eth0", which no machine has: accepted at start-up, then never connected.
+        assertThat(RedisUrl.parse("redis://[fe80::1%25eth0]:6379").nodes()).containsExactly(new RedisUrl.Node("fe80::1%eth0", 6379));
+        assertThat(RedisUrl.parse("redis-cluster://[fe80::1%25eth0]:7000,[fe80::2%eth0]:7001").nodes())
+                .containsExactly(new RedisUrl.Node("fe80::1%eth0", 7000), new RedisUrl.Node("fe80::2%eth0", 7001));
+    }
+
+    @Test
     void aBadUrlNeverEchoesItsPassword() {
         for (String url : List.of("redis://admin:hunter2@host:notaport", "redis-cluster://:hunter2@h:1/9",
                 "redis://hunter2@host", "ftp://user:hunter2@host",
@@ -110,6 +119,18 @@ class RedisUrlTest {
                     .isInstanceOf(InvalidConfigurationException.class)
                     .hasMessageNotContaining("hunter2")
                     .hasMessageContaining("***");
+        }
+    }
+
+    @Test
+    void theDescriptionOfAUrlThatTheStoreLogsHoldsNoLineBreaks() {
+        // The store's log lines (an outage, Functions unavailable) and its toString() name the URL by
+        // toString(): a decoded user or master name must not break them into forged lines.
+        RedisUrl url = RedisUrl.parse("redis-sentinel://ops%0D%0AWARN%20forged:pw@s1:26379/my%0D%0Amaster");
+        assertThat(url.toString()).doesNotContain("\r").doesNotContain("\n")
+                .isEqualTo("redis-sentinel://ops??WARN forged:***@s1:26379/my??master");
+        try (RedisStore store = RedisStore.builder().url("redis://us%0Aer:pw@127.0.0.1:1").build()) {
+            assertThat(store.toString()).doesNotContain("\n").contains("redis://us?er:***@127.0.0.1:1");
         }
     }
 

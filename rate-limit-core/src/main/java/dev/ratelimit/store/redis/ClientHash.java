@@ -45,10 +45,33 @@ final class ClientHash {
 
     /** The 22-character hash of {@code key}. */
     String of(String key) {
-        byte[] input = key.getBytes(StandardCharsets.UTF_8);
+        byte[] input = bytes(key);
         Object engine = engines.get();
         byte[] digest = engine instanceof Mac mac ? mac.doFinal(input) : ((MessageDigest) engine).digest(input);
         return BASE64URL.encodeToString(Arrays.copyOf(digest, 16));
+    }
+
+    /**
+     * The UTF-8 of {@code key}; for a key with an unpaired surrogate (which UTF-8 would write as
+     * {@code ?}, making it another client's key) its UTF-16 after a 0xFF byte, which UTF-8 never holds.
+     */
+    private static byte[] bytes(String key) {
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < key.length() && Character.isLowSurrogate(key.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                // Written char by char: every encoder replaces a lone surrogate.
+                byte[] utf16 = new byte[1 + 2 * key.length()];
+                utf16[0] = (byte) 0xFF;
+                for (int j = 0; j < key.length(); j++) {
+                    utf16[1 + 2 * j] = (byte) (key.charAt(j) >>> 8);
+                    utf16[2 + 2 * j] = (byte) key.charAt(j);
+                }
+                return utf16;
+            }
+        }
+        return key.getBytes(StandardCharsets.UTF_8);
     }
 
     private interface Factory<T> {

@@ -37,6 +37,22 @@ class ClientHashTest {
     }
 
     @Test
+    void keysWithLoneSurrogatesAreOtherClientsThanTheKeysTheirUtf8WouldSpell() {
+        // String.getBytes(UTF_8) writes '?' for an unpaired surrogate: "user-\uD800" would be "user-?",
+        // and share that client's Redis keys (the in-memory store keeps them apart).
+        for (ClientHash hash : new ClientHash[] {ClientHash.sha256(),
+                ClientHash.hmacSha256("a secret of 16+ characters".getBytes(StandardCharsets.UTF_8))}) {
+            assertThat(hash.of("user-\uD800")).isNotEqualTo(hash.of("user-?"))
+                    .isNotEqualTo(hash.of("user-\uDC00")).isNotEqualTo(hash.of("user-\uDBFF"));
+            assertThat(hash.of("\uDC00\uD800")).isNotEqualTo(hash.of("??"));
+        }
+        // Well-formed keys, a surrogate pair included, keep the hash they always had: no state is lost.
+        assertThat(ClientHash.sha256().of("user-\uD83D\uDE00"))
+                .isEqualTo(ClientHash.sha256().of(new String("user-\uD83D\uDE00".getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8)));
+        assertThat(ClientHash.sha256().of("abc")).isEqualTo("ungWv48Bz-pBQUDeXa4iIw");
+    }
+
+    @Test
     void aThreadThatHashedKeepsNoClassOfTheLibraryAliveOnceTheStoreIsGone() throws Exception {
         // A container's threads outlive an undeployed web application: what they keep per thread must
         // not hold the application's class loader (the library's classes live in WEB-INF/lib).

@@ -96,7 +96,6 @@ public final class ResilientClient {
         this.maxDelayMicros = micros(b.maxDelay);
         this.lowFraction = b.lowFraction;
         this.pacing = b.pacing;
-        this.requestTimeout = b.requestTimeout;
         long nanos;
         try {
             nanos = b.requestTimeout.toNanos();
@@ -104,6 +103,7 @@ public final class ResilientClient {
             nanos = Long.MAX_VALUE;
         }
         this.requestTimeoutNanos = nanos;
+        this.requestTimeout = Duration.ofNanos(nanos); // at most ~292 years: the HttpClient's now + FOREVER overflows
         this.clock = b.clock;
         this.sleeper = b.sleeper;
         this.random = b.random;

@@ -305,6 +305,13 @@ class ResilientClientTest {
     }
 
     @Test
+    void aRequestTimeoutTooLongForTheHttpClientMeansWaitAsLongAsItCanNotAnArithmeticException() throws Exception {
+        ResilientClient client = client("sk-free-patience").requestTimeout(ChronoUnit.FOREVER.getDuration()).build();
+
+        assertThat(client.get("/api/scan").status()).isEqualTo(200);
+    }
+
+    @Test
     void rejectsARequestTimeoutOfZeroWhenBuiltNotOnEverySend() {
         assertThatThrownBy(() -> ResilientClient.builder(URI.create("http://localhost")).requestTimeout(Duration.ZERO))
                 .hasMessage("requestTimeout must be a duration > 0, was PT0S");

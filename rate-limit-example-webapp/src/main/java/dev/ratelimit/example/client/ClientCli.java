@@ -62,6 +62,10 @@ public final class ClientCli {
             if (url == null || url.getScheme() == null || !url.getScheme().matches("https?") || url.getHost() == null) {
                 throw flags.invalid("url", "must be an http:// or https:// URL with a host");
             }
+            if (url.getPort() > 65_535 || url.getRawQuery() != null || url.getRawFragment() != null) {
+                throw flags.invalid("url", "must be a base URL such as http://localhost:8080: a port up to 65535,"
+                        + " no ?query or #fragment");
+            }
             path = flags.text("path", "/api/scan");
             if (!path.startsWith("/")) {
                 throw flags.invalid("path", "must start with /");

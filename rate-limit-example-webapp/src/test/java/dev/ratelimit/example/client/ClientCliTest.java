@@ -81,6 +81,21 @@ class ClientCliTest {
     }
 
     @Test
+    void aUrlWithAPortOutOfRangeAQueryOrAFragmentIsOneLineAndExitCode2NotAStackTraceOrAnotherUrl() throws InterruptedException {
+        assertThat(run("--url=http://127.0.0.1:99999", "--requests=1")).isEqualTo(2);
+        assertThat(run("--url=" + app.uri() + "?x=1", "--requests=1")).isEqualTo(2);
+        assertThat(run("--url=" + app.uri() + "#top", "--requests=1")).isEqualTo(2);
+
+        String problem = ": must be a base URL such as http://localhost:8080: a port up to 65535, no ?query or #fragment"
+                + " (--help lists every flag)";
+        assertThat(err().split("\n")).containsExactly(
+                "ResilientClient CLI: --url=\"http://127.0.0.1:99999\"" + problem,
+                "ResilientClient CLI: --url=\"" + app.uri() + "?x=1\"" + problem,
+                "ResilientClient CLI: --url=\"" + app.uri() + "#top\"" + problem);
+        assertThat(out()).isEmpty();
+    }
+
+    @Test
     void aMaxDelayBelowTheBaseDelayIsOneLineNamingTheFlagsTheUserTypes() throws InterruptedException {
         assertThat(run("--url=" + app.uri(), "--max-delay=100ms")).isEqualTo(2);
 

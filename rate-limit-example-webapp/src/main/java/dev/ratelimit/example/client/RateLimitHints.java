@@ -1,12 +1,16 @@
 package dev.ratelimit.example.client;
 
 import java.net.http.HttpHeaders;
-import java.time.ZonedDateTime;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeFormatterBuilder;
 import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoField;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -14,10 +18,10 @@ import java.util.regex.Pattern;
 /**
  * What a response's headers say about the client's quota, read defensively: a value that does not
  * parse is ignored, never trusted and never a crash. Sources, best first: {@code Retry-After}
- * (seconds or an HTTP date); {@code RateLimit} ({@code r}, {@code t}) with {@code RateLimit-Policy}
- * ({@code q}, {@code w}) of the same item; {@code X-RateLimit-Remaining}, {@code X-RateLimit-Limit},
- * {@code X-RateLimit-Reset} (epoch seconds). A header that is absent is unknown (-1), never 0: no
- * headers, no pacing.
+ * (seconds or an HTTP date, obsolete forms too); {@code RateLimit} ({@code r}, {@code t}) with
+ * {@code RateLimit-Policy} ({@code q}, {@code w}) of the same item; {@code X-RateLimit-Remaining},
+ * {@code X-RateLimit-Limit}, {@code X-RateLimit-Reset} (epoch seconds). A header that is absent is
+ * unknown (-1), never 0: no headers, no pacing.
  *
  * @param retryAfterMicros the server's {@code Retry-After}, or -1
  * @param remaining        requests left, or -1
@@ -103,7 +107,7 @@ record RateLimitHints(long retryAfterMicros, long remaining, long limit, long re
         return pace == Long.MAX_VALUE ? 0 : pace;
     }
 
-    /** {@code Retry-After}: delta-seconds or an HTTP date (RFC 9110); -1 when neither. */
+    /** {@code Retry-After}: delta-seconds or an HTTP date in any of RFC 9110's three forms; -1 when neither. */
     static long retryAfterMicros(String value, long nowMicros) {
         String v = value.trim();
         if (!v.isEmpty() && v.chars().allMatch(c -> c >= '0' && c <= '9')) {
@@ -114,12 +118,26 @@ record RateLimitHints(long retryAfterMicros, long remaining, long limit, long re
         if (v.length() > 64) {
             return -1;
         }
-        try {
-            long at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toEpochSecond() * MICROS;
-            return Math.max(0, at - nowMicros);
-        } catch (DateTimeParseException e) {
-            return -1;
+        for (DateTimeFormatter form : httpDateForms(nowMicros)) {
+            try {
+                return Math.max(0, form.parse(v, Instant::from).getEpochSecond() * MICROS - nowMicros);
+            } catch (DateTimeParseException e) {
+                // the next form
+            }
         }
+        return -1;
+    }
+
+    /**
+     * IMF-fixdate, then the obsolete RFC 850 and asctime forms a recipient must still accept (GMT);
+     * RFC 850's two-digit year is the one at most 50 years after now's, else the century before's.
+     */
+    private static List<DateTimeFormatter> httpDateForms(long nowMicros) {
+        int year = Instant.ofEpochSecond(Math.floorDiv(nowMicros, MICROS)).atOffset(ZoneOffset.UTC).getYear();
+        return List.of(DateTimeFormatter.RFC_1123_DATE_TIME,
+                new DateTimeFormatterBuilder().appendPattern("EEEE, dd-MMM-").appendValueReduced(ChronoField.YEAR, 2, 2, year - 49)
+                        .appendPattern(" HH:mm:ss 'GMT'").toFormatter(Locale.US).withZone(ZoneOffset.UTC),
+                DateTimeFormatter.ofPattern("EEE MMM ppd HH:mm:ss uuuu", Locale.US).withZone(ZoneOffset.UTC));
     }
 
     private static long number(Optional<String> value) {

@@ -39,6 +39,14 @@ class RateLimitHintsTest {
     }
 
     @Test
+    void readsRetryAfterInTheObsoleteHttpDateFormsThatRfc9110RequiresARecipientToAccept() {
+        assertThat(hints("Retry-After", "Thursday, 01-Jan-26 00:00:45 GMT").serverWaitMicros()).isEqualTo(45_000_000);
+        assertThat(hints("Retry-After", "Thu Jan  1 00:00:45 2026").serverWaitMicros()).isEqualTo(45_000_000);
+        assertThat(hints("Retry-After", "Friday, 01-Jan-99 00:00:00 GMT").serverWaitMicros())
+                .as("a two-digit year more than 50 years ahead is the past century's: 1999, not 2099").isZero();
+    }
+
+    @Test
     void readsARetryAfterOfMoreThanTwelveDigitsAsAVeryLongWaitNotAsNone() {
         assertThat(hints("Retry-After", "99999999999999").serverWaitMicros()).isGreaterThanOrEqualTo(999_999_999_999_000_000L);
         assertThat(hints("Retry-After", "00000000000000030").serverWaitMicros()).isEqualTo(30_000_000);

@@ -14,11 +14,13 @@ import java.util.List;
  * Maps a request to the first matching {@link EndpointRule}, on the path inside the web application.
  *
  * <p>The path is the container's decoded and normalized servlet path plus path info (so
- * {@code /app/api/%73can} and {@code /app/api/x/../scan} are {@code /api/scan}), normalized once more
- * so that no spelling of a path dodges its rule: empty and {@code .} segments dropped, {@code ..}
- * resolved (never above the root), path parameters ({@code ;jsessionid=...}) and a trailing slash
- * removed. A {@code HEAD} request also matches {@code GET} rules (the first matching rule wins, as
- * for any request), since servlets answer {@code HEAD} with {@code doGet}: a catch-all rule after a
+ * {@code /app/api/%73can}, {@code /app/api/x/../scan} and {@code /app/api/scan;jsessionid=1} are
+ * {@code /api/scan}), normalized once more so that no spelling of a path dodges its rule: empty and
+ * {@code .} segments dropped, {@code ..} resolved (never above the root) and a trailing slash removed.
+ * The container removed path parameters before decoding, so a {@code ;} here is a decoded {@code %3B},
+ * part of its segment's name as the application sees it: {@code ..;} is not {@code ..}, and
+ * {@code scan;x} is not {@code scan}. A {@code HEAD} request also matches {@code GET} rules (the
+ * first matching rule wins, as for any request), since servlets answer {@code HEAD} with {@code doGet}: a catch-all rule after a
  * {@code GET} rule must not take its {@code HEAD} requests. Rule patterns must be normalized paths
  * themselves, or they could never match.
  */
@@ -82,7 +84,8 @@ final class Endpoints {
         String body = pattern.endsWith("/**") ? pattern.substring(0, pattern.length() - 3)
                 : pattern.endsWith("/*") ? pattern.substring(0, pattern.length() - 2) : pattern;
         String wildcard = pattern.substring(body.length());
-        String expected = normalize(body);
+        // Containers remove path parameters from the paths matched: a pattern with one means the path without it.
+        String expected = normalize(body.replaceAll(";[^/]*", ""));
         if (!wildcard.isEmpty() && expected.equals("/")) {
             expected = "";
         }
@@ -126,27 +129,28 @@ final class Endpoints {
         return normalize(path);
     }
 
-    /** {@code path} without empty, {@code .}, {@code ..} segments, path parameters or a trailing slash. */
+    /**
+     * {@code path} without empty, {@code .} or {@code ..} segments or a trailing slash. A {@code ;} is
+     * kept: in a decoded servlet path it is a literal character, never a path parameter.
+     */
     static String normalize(String path) {
         if (path.isEmpty()) {
             return "/";
         }
-        boolean clean = path.charAt(0) == '/' && path.indexOf("//") < 0 && path.indexOf("/.") < 0 && path.indexOf(';') < 0
+        boolean clean = path.charAt(0) == '/' && path.indexOf("//") < 0 && path.indexOf("/.") < 0
                 && (path.length() == 1 || path.charAt(path.length() - 1) != '/');
         if (clean) {
             return path;
         }
         Deque<String> segments = new ArrayDeque<>();
         for (String segment : path.split("/")) {
-            int semicolon = segment.indexOf(';');
-            String s = semicolon < 0 ? segment : segment.substring(0, semicolon);
-            if (s.isEmpty() || s.equals(".")) {
+            if (segment.isEmpty() || segment.equals(".")) {
                 continue;
             }
-            if (s.equals("..")) {
+            if (segment.equals("..")) {
                 segments.pollLast();
             } else {
-                segments.addLast(s);
+                segments.addLast(segment);
             }
         }
         return "/" + String.join("/", segments);

@@ -148,6 +148,33 @@ class ShadowAllowlistTest {
     }
 
     @Test
+    void anEncodedSemicolonNeitherClimbsOutOfALimitedPathNorIsTakenForAPathParameter() {
+        RateLimitConfig config = RateLimitConfig.builder()
+                .endpoint(EndpointRule.of("GET", "/api/scan", "scan"))
+                .endpoint(EndpointRule.of("*", "/api/**", "api"))
+                .limit("free", "scan", Policy.tokenBucket(2, 1, Duration.ofSeconds(1)))
+                .limit("free", "api", Policy.fixedWindow(3, Duration.ofHours(1)))
+                .allowlist(new Allowlist(List.of("/health"), List.of()))
+                .build();
+        start(RateLimitFilter.builder().config(config));
+
+        // The container removes real path parameters before decoding: %3B reaches the application as a
+        // literal ";", so "..;" is a segment of that name, not "..", and the request stays under /api.
+        HttpResponse<String> climbing = server.get("/api/..%3B/x");
+        assertThat(climbing.body()).isEqualTo("ok GET REQUEST /api/..;/x");
+        assertThat(climbing.headers().firstValue("RateLimit-Policy")).hasValue("\"api\";q=3;w=3600");
+        HttpResponse<String> toTheAllowlist = server.get("/api/x/..%3B/..%3B/health");
+        assertThat(toTheAllowlist.body()).isEqualTo("ok GET REQUEST /api/x/..;/..;/health");
+        assertThat(toTheAllowlist.headers().firstValue("RateLimit-Policy")).hasValue("\"api\";q=3;w=3600");
+        // "scan;x" is another resource than "scan": it is not charged to scan.
+        HttpResponse<String> other = server.get("/api/scan%3Bx");
+        assertThat(other.body()).isEqualTo("ok GET REQUEST /api/scan;x");
+        assertThat(other.headers().firstValue("RateLimit-Policy")).hasValue("\"api\";q=3;w=3600");
+        assertThat(server.get("/api/..%3B/x").statusCode()).isEqualTo(429);
+        assertThat(events).extracting(DecisionEvent::endpoint).containsExactly("api", "api", "api", "api");
+    }
+
+    @Test
     void aHeadRequestCountsAgainstTheGetRuleNotALaterCatchAll() {
         RateLimitConfig config = RateLimitConfig.builder()
                 .endpoint(EndpointRule.of("GET", "/api/scan", "scan"))

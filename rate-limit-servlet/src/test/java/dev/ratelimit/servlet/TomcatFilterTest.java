@@ -2,6 +2,10 @@ package dev.ratelimit.servlet;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ratelimit.ManualClock;
+import dev.ratelimit.Policy;
+import dev.ratelimit.config.Allowlist;
+import dev.ratelimit.config.EndpointRule;
+import dev.ratelimit.config.RateLimitConfig;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import org.apache.catalina.Context;
@@ -24,6 +28,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -214,6 +219,24 @@ class TomcatFilterTest {
         assertThat(send("HEAD", "/api/scan;x=1/", null).headers().firstValue("X-RateLimit-Remaining")).hasValue("0");
         assertThat(send("HEAD", "/api/scan", null).statusCode()).isEqualTo(429);
         assertThat(get("/api/scan").statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void anEncodedSemicolonDoesNotClimbOutOfTheLimitedPathTheServletReceives() {
+        start(RateLimitFilter.builder().clock(clock).config(RateLimitConfig.builder()
+                .endpoint(EndpointRule.of("*", "/api/**", "api"))
+                .limit("free", "api", Policy.fixedWindow(2, Duration.ofHours(1)))
+                .allowlist(new Allowlist(List.of("/health"), List.of()))
+                .build()).build());
+
+        // Tomcat removes path parameters before decoding: the servlet on /api/* gets the segment "..;".
+        HttpResponse<String> climbing = get("/api/..%3B/x");
+        assertThat(climbing.body()).isEqualTo("ok GET REQUEST /api/..;/x");
+        assertThat(climbing.headers().firstValue("X-RateLimit-Remaining")).hasValue("1");
+        HttpResponse<String> toTheAllowlist = get("/api/x/..%3B/..%3B/health");
+        assertThat(toTheAllowlist.body()).isEqualTo("ok GET REQUEST /api/x/..;/..;/health");
+        assertThat(toTheAllowlist.headers().firstValue("X-RateLimit-Remaining")).hasValue("0");
+        assertThat(get("/api/..%3B/x").statusCode()).isEqualTo(429);
     }
 
     // ---------------------------------------------------------------- client identity

@@ -35,6 +35,9 @@ record RateLimitHints(long retryAfterMicros, long remaining, long limit, long re
     /** Longer fields are ignored rather than parsed. */
     private static final int MAX_FIELD = 4096;
     private static final long MICROS = 1_000_000L;
+    /** asctime's HTTP-date form; unlike RFC 850's, it does not depend on the current year. */
+    private static final DateTimeFormatter ASCTIME =
+            DateTimeFormatter.ofPattern("EEE MMM ppd HH:mm:ss uuuu", Locale.US).withZone(ZoneOffset.UTC);
     /** A longer {@code Retry-After} is read as this many seconds (about 31,700 years): no overflow in micros. */
     private static final long MAX_RETRY_AFTER_SECONDS = 999_999_999_999L;
 
@@ -137,7 +140,7 @@ record RateLimitHints(long retryAfterMicros, long remaining, long limit, long re
         return List.of(DateTimeFormatter.RFC_1123_DATE_TIME,
                 new DateTimeFormatterBuilder().appendPattern("EEEE, dd-MMM-").appendValueReduced(ChronoField.YEAR, 2, 2, year - 49)
                         .appendPattern(" HH:mm:ss 'GMT'").toFormatter(Locale.US).withZone(ZoneOffset.UTC),
-                DateTimeFormatter.ofPattern("EEE MMM ppd HH:mm:ss uuuu", Locale.US).withZone(ZoneOffset.UTC));
+                ASCTIME);
     }
 
     private static long number(Optional<String> value) {

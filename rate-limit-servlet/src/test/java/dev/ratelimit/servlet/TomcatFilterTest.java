@@ -16,6 +16,7 @@ import org.apache.tomcat.util.descriptor.web.ErrorPage;
 import org.apache.tomcat.util.descriptor.web.FilterDef;
 import org.apache.tomcat.util.descriptor.web.FilterMap;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -45,8 +46,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The filter in an embedded Apache Tomcat 11 (Servlet 6.1), registered programmatically with a
  * {@link FilterDef} and {@link FilterMap}s, in front of {@link AppServlet} mapped to {@code /api/*}
  * (so the path is Tomcat's servlet path {@code /api} plus path info), over real HTTP: what the Jetty
- * tests show, seen from a Tomcat.
+ * tests show, seen from a Tomcat. Tagged {@code tomcat}: the build runs it in its own Surefire
+ * execution with Tomcat's Servlet 6.1 API classes instead of the 6.0 API jar the module compiles
+ * against (see the module's pom).
  */
+@Tag("tomcat")
 class TomcatFilterTest {
     private static final String CONTEXT = "/app";
     private static final AtomicInteger SERVERS = new AtomicInteger();
@@ -237,6 +241,21 @@ class TomcatFilterTest {
         assertThat(toTheAllowlist.body()).isEqualTo("ok GET REQUEST /api/x/..;/..;/health");
         assertThat(toTheAllowlist.headers().firstValue("X-RateLimit-Remaining")).hasValue("0");
         assertThat(get("/api/..%3B/x").statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void aPathTomcatRedirectsItselfIsARedirectThatSpendsNothing() {
+        start(RateLimitFilter.builder().clock(clock).build());
+
+        // The context root without its slash, and paths that climb out of /api to it: Tomcat sends
+        // the redirect itself, before any filter (through Servlet 6.1's default sendRedirect).
+        for (String path : List.of("", "/api/..", "/api/x/../..")) {
+            HttpResponse<String> redirect = get(path);
+            assertThat(redirect.statusCode()).as(path).isEqualTo(302);
+            assertThat(redirect.headers().firstValue("Location")).as(path).hasValue(CONTEXT + "/");
+            assertThat(rateLimitHeaders(redirect)).as(path).isEmpty();
+        }
+        assertThat(get("/api/scan").headers().firstValue("X-RateLimit-Remaining")).hasValue("9");
     }
 
     // ---------------------------------------------------------------- client identity

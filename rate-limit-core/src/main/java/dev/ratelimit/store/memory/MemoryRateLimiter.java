@@ -6,7 +6,13 @@ import dev.ratelimit.Limit;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.algorithm.LimitEvaluator;
 
-/** One limit's keys, spread over independently locked {@link Shard}s by the key's hash. */
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One limit's keys, spread over independently locked {@link Shard}s by the key's hash. The shards
+ * count their keys in one shared counter, so eviction starts when the limit as a whole is full, not
+ * when the shard a key hashes to holds its even share of the cap.
+ */
 final class MemoryRateLimiter implements RateLimiter {
     private final Limit limit;
     private final Shard[] shards;
@@ -20,16 +26,20 @@ final class MemoryRateLimiter implements RateLimiter {
         this.shardShift = 64 - Integer.numberOfTrailingZeros(shardCount);
         this.shards = new Shard[shardCount];
         LimitEvaluator evaluator = new LimitEvaluator(limit);
+        AtomicInteger tracked = new AtomicInteger();
         for (int i = 0; i < shardCount; i++) {
             // Spread the cap exactly: the first (maxKeys % shardCount) shards hold one more.
             int share = maxKeys / shardCount + (i < maxKeys % shardCount ? 1 : 0);
-            shards[i] = new Shard(evaluator, clock, share);
+            shards[i] = new Shard(evaluator, clock, share, maxKeys, tracked);
         }
     }
 
-    /** Up to 64 shards, at least 8 keys each. */
+    /**
+     * Up to 64 shards, a share of at least 128 keys each: keys spread over the shards by chance, and
+     * with shares that large no shard fills its table before the limit reaches its cap.
+     */
     static int shardCount(int maxKeys) {
-        return Math.max(1, Math.min(64, Integer.highestOneBit(Math.max(1, maxKeys / 8))));
+        return Math.max(1, Math.min(64, Integer.highestOneBit(Math.max(1, maxKeys / 128))));
     }
 
     @Override

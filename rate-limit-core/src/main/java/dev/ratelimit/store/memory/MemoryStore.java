@@ -16,14 +16,16 @@ import java.util.concurrent.ConcurrentMap;
  * <ul>
  *   <li><b>Lazy:</b> a key's state is created by its first request.</li>
  *   <li><b>Exact under contention:</b> each key is decided under its shard's lock (64 shards per
- *       limit at most, no lock across keys of different shards, no lock held across limits), so N
- *       threads racing on one key admit exactly what the policy allows.</li>
+ *       limit at most, 128 keys of the cap or more each; no lock across keys of different shards, no
+ *       lock held across limits), so N threads racing on one key admit exactly what the policy allows.</li>
  *   <li><b>Bounded:</b> at most {@link Builder#maxKeysPerLimit} keys per limit (default
- *       {@value #DEFAULT_MAX_KEYS_PER_LIMIT}). An entry whose state is fresh again (bucket full, window
+ *       {@value #DEFAULT_MAX_KEYS_PER_LIMIT}), counted over the whole limit (threads adding new keys
+ *       at the same instant may take it a few keys over): eviction starts when the limit holds the
+ *       cap (a shard would evict earlier only if it drew over twice its share of the keys). An entry whose state is fresh again (bucket full, window
  *       over) is dropped as new keys arrive and by {@link #cleanUp()}; at the cap, the least-used
  *       entries go first, so a flood of invented keys cannot push out the clients that keep coming
  *       back. Memory per key is a fixed slot of 8 bytes plus the algorithm's state (16-24 bytes),
- *       with a table at most 75% full; only the key's 64-bit hash is kept, never the key.</li>
+ *       with a table at most 75% full (7/8 in a shard that draws more than its share); only the key's 64-bit hash is kept, never the key.</li>
  *   <li><b>Cheap:</b> a decision is a hash, one probe into a flat {@code long[]}, and the
  *       {@link dev.ratelimit.Decision} it returns; no background thread.</li>
  * </ul>

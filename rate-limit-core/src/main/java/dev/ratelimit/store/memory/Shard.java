@@ -5,6 +5,7 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.algorithm.LimitEvaluator;
 
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One lock's worth of keys: an open-addressing table (linear probing, backward-shift deletion) of
@@ -12,8 +13,9 @@ import java.util.Arrays;
  * cache line and allocates nothing but its {@link Decision}.
  *
  * <p>The tag is the key's hash with its low 8 bits replaced by a use counter (saturating at 255,
- * halved every {@code 8 * maxEntries} decisions on keys already present). When the shard holds {@code maxEntries} keys and a
- * new key arrives, it first drops entries whose state is fresh again (forgetting them changes
+ * halved every {@code 8 * share} decisions on keys already present). When a new key arrives and the
+ * limit is full (its shards together hold {@code cap} keys, counted in one counter they share) or
+ * this shard is (7/8 of its largest table), it first drops entries whose state is fresh again (forgetting them changes
  * nothing), then evicts the least-used of a sample, so a flood of new keys evicts other new keys, not
  * the clients that keep coming back. Every insert also sweeps two slots, so stale entries leave as
  * new ones arrive; {@link #sweepAll} sweeps the whole shard.
@@ -30,7 +32,11 @@ final class Shard {
     private final Clock clock;
     private final int stride;
     private final int logsPerSlot;
+    private final int share;
+    private final int cap;
+    private final AtomicInteger tracked;
     private final int maxEntries;
+    private final int shareLength;
     private final int maxLength;
 
     private long[] table;
@@ -40,14 +46,29 @@ final class Shard {
     private int cursor;
     private long hitsSinceAging;
 
-    Shard(LimitEvaluator evaluator, Clock clock, int maxEntries) {
+    /** A shard alone: it holds at most {@code cap} keys. */
+    Shard(LimitEvaluator evaluator, Clock clock, int cap) {
+        this(evaluator, clock, cap, cap, new AtomicInteger());
+    }
+
+    /**
+     * One of the shards of a limit of {@code cap} keys, which all count their keys in {@code tracked};
+     * {@code share} is this shard's part of the cap. The table grows in powers of two at 75% full
+     * until it can hold the share so; keys fall into shards by chance, and a shard that draws more
+     * than its share grows once more when that table is 7/8 full (twice the memory, for that shard only).
+     */
+    Shard(LimitEvaluator evaluator, Clock clock, int share, int cap, AtomicInteger tracked) {
         this.evaluator = evaluator;
         this.clock = clock;
         this.stride = 1 + evaluator.words();
         this.logsPerSlot = evaluator.logs();
-        this.maxEntries = maxEntries;
-        this.maxLength = Math.max(MIN_LENGTH, Integer.highestOneBit(Math.max(1, (maxEntries * 4 + 2) / 3 - 1)) << 1);
-        allocate(Math.min(MIN_LENGTH, maxLength));
+        this.share = share;
+        this.cap = cap;
+        this.tracked = tracked;
+        this.shareLength = Math.max(MIN_LENGTH, Integer.highestOneBit(Math.max(1, (share * 4 + 2) / 3 - 1)) << 1);
+        this.maxLength = shareLength * 2;
+        this.maxEntries = maxLength - maxLength / 8;
+        allocate(MIN_LENGTH);
     }
 
     synchronized Decision decide(long hash, long cost) {
@@ -61,7 +82,7 @@ final class Shard {
                 table[slot * stride]++;
             }
             // Only returning keys age the counters: a flood of new keys must not wear down the regulars.
-            if (++hitsSinceAging >= 8L * maxEntries) {
+            if (++hitsSinceAging >= 8L * share) {
                 age();
             }
         }
@@ -119,10 +140,11 @@ final class Shard {
 
     private int insert(long key, long now) {
         sweep(SWEEP_PER_INSERT, now);
-        if (count >= maxEntries && sweep(SWEEP_WHEN_FULL, now) == 0) {
+        if ((count >= maxEntries || tracked.get() >= cap) && sweep(SWEEP_WHEN_FULL, now) == 0 && count > 0) {
+            // (A shard with nothing to evict while the others fill the cap adds its key anyway.)
             evictLeastUsed();
         }
-        if ((count + 1) * 4L > length * 3L && length < maxLength) {
+        if (length < maxLength && (count + 1) * 4L > length * 3L && (length < shareLength || (count + 1) * 8L > length * 7L)) {
             allocate(length * 2);
         }
         int i = home(key);
@@ -131,6 +153,7 @@ final class Shard {
         }
         table[i * stride] = key | 1;
         count++;
+        tracked.incrementAndGet();
         return i;
     }
 
@@ -207,6 +230,7 @@ final class Shard {
             Arrays.fill(logs, i * logsPerSlot, i * logsPerSlot + logsPerSlot, null);
         }
         count--;
+        tracked.decrementAndGet();
     }
 
     private void allocate(int newLength) {

@@ -27,6 +27,25 @@ class MemoryStoreBoundsTest {
     }
 
     @Test
+    void aLimitHoldingExactlyItsCapEvictsNoClient() {
+        // 64 shards with a share of 192 keys each, three quarters of a 256-slot table: keys land in
+        // the shards by chance, so some shards draw more than their share and must make room.
+        int cap = 12_288;
+        MemoryStore store = MemoryStore.builder().clock(clock).maxKeysPerLimit(cap).build();
+        RateLimiter limiter = store.limiter(Limit.of("login", Policy.fixedWindow(1, Duration.ofHours(1))));
+        for (int i = 0; i < cap; i++) {
+            assertThat(limiter.tryAcquire("client-" + i).allowed()).isTrue();
+        }
+        assertThat(store.trackedKeys()).isEqualTo(cap);
+        for (int i = 0; i < cap; i++) {
+            assertThat(limiter.tryAcquire("client-" + i).allowed()).as("client-%d within the hour", i).isFalse();
+        }
+        // One more key: now one entry has to go.
+        limiter.tryAcquire("client-" + cap);
+        assertThat(store.trackedKeys()).isEqualTo(cap);
+    }
+
+    @Test
     void expiredEntriesDisappearAsTheClockMoves() {
         MemoryStore store = MemoryStore.builder().clock(clock).maxKeysPerLimit(10_000).build();
         RateLimiter bucket = store.limiter(Limit.of("bucket", TokenBucket.perSecond(10, 1)));
@@ -127,8 +146,11 @@ class MemoryStoreBoundsTest {
     @Test
     void shardsSpreadTheCapExactly() {
         assertThat(MemoryRateLimiter.shardCount(1)).isEqualTo(1);
-        assertThat(MemoryRateLimiter.shardCount(1_000)).isEqualTo(64);
-        assertThat(MemoryRateLimiter.shardCount(100)).isEqualTo(8);
+        assertThat(MemoryRateLimiter.shardCount(100)).isEqualTo(1);
+        assertThat(MemoryRateLimiter.shardCount(1_000)).isEqualTo(4);
+        assertThat(MemoryRateLimiter.shardCount(8_191)).isEqualTo(32);
+        assertThat(MemoryRateLimiter.shardCount(8_192)).isEqualTo(64);
+        assertThat(MemoryRateLimiter.shardCount(100_000)).isEqualTo(64);
         MemoryStore store = MemoryStore.builder().clock(clock).maxKeysPerLimit(7).build();
         RateLimiter limiter = store.limiter(Limit.of("l", TokenBucket.perSecond(1, 1)));
         for (int i = 0; i < 100; i++) {

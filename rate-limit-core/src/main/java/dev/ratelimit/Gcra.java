@@ -7,7 +7,9 @@ import java.time.Duration;
  * {@code burst}, kept as one timestamp per key (the theoretical arrival time of the next request).
  *
  * <p>Its decisions are those of a {@link TokenBucket} with capacity {@code burst} refilled at
- * {@code rate} per {@code period}; pick it when state size matters (one value per key in Redis).
+ * {@code rate} per {@code period} (while the clock does not go back: then GCRA, keeping no time of
+ * its last update, is the stricter of the two until the clock catches up); pick it when state size
+ * matters (one value per key in Redis).
  * The emission interval {@code period / rate} is kept as an exact fraction, so the timestamp is a
  * whole microsecond plus a remainder in units of 1/{@link #ratePerUnit()} µs; nothing drifts.
  *

@@ -239,6 +239,34 @@ public abstract class RateLimitStoreContract {
         assertDecision(run.acquire(1), Verdict.ALLOWED, 0, 2_000_000, 0);
     }
 
+    // The token bucket stands still when the clock goes back (above). GCRA keeps only the
+    // theoretical arrival time and the sliding window counter only its windows, so they measure the
+    // backlog from the earlier time: stricter, never looser, and the retry hint still holds.
+
+    @Test
+    void gcraIsStricterWhileTheClockIsBehindAndSaysForHowLong() {
+        Run gcra = run(Policy.gcra(1, Duration.ofSeconds(1), 10));
+        gcra.acquire(1);
+        gcra.advance(Duration.ofSeconds(-5));
+        // 6 s of backlog seen from 5 s earlier: 4 left where a clock that stood still would leave 9
+        assertDecision(gcra.acquire(5), Verdict.REJECTED, 4, 6_000_000, 1_000_000);
+        gcra.advance(Duration.ofSeconds(1));
+        assertDecision(gcra.acquire(5), Verdict.ALLOWED, 0, 10_000_000, 0);
+    }
+
+    @Test
+    void theSlidingWindowCounterIsStricterWhileTheClockIsBehindAndSaysForHowLong() {
+        Run counter = run(Policy.slidingWindowCounter(10, Duration.ofSeconds(10)));
+        counter.advance(Duration.ofSeconds(1)).acquire(10);
+        assertThat(counter.advance(Duration.ofSeconds(14)).acquire(1).remaining()).isEqualTo(4);
+        // back to 11 s: the previous window weighs 9 again, where a clock that stood still would weigh 5
+        Decision behind = counter.advance(Duration.ofSeconds(-4)).acquire(1);
+        assertThat(behind.verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(behind.remaining()).isZero();
+        assertThat(behind.retryAfterMicros()).isEqualTo(1_000_000);
+        assertThat(counter.advance(Duration.ofSeconds(1)).acquire(1).verdict()).isEqualTo(Verdict.ALLOWED);
+    }
+
     @Test
     void gcraRefundsNothingWhenTheClockGoesBackHours() {
         // ~1e9 per second, a prime rate: TAT is kept in units of 1/999,999,937 µs

@@ -139,6 +139,11 @@ final class Connections implements AutoCloseable {
         return slots == null ? null : slots.getNode(JedisClusterCRC16.getSlot(key));
     }
 
+    /** Whether the client exists (made or passed in), so that a failure came from one of its connections. */
+    boolean hasClient() {
+        return client != null;
+    }
+
     /**
      * Drops idle pooled connections after a connection failure: after a Redis restart every idle
      * connection is dead, and without this each would fail one request before the pool noticed.

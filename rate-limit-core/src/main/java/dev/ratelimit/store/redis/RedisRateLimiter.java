@@ -80,9 +80,11 @@ final class RedisRateLimiter implements RateLimiter {
             reply = call(keys, cost, sentAt);
         } catch (RuntimeException e) {
             long failedAt = clock.nowMicros();
-            if (isConnectionFailure(e) && !isTimeout(e)) {
-                // Failed fast, not by a timeout: most likely a pooled connection that died with a
-                // Redis restart. Drop the idle ones and try once more on a fresh connection.
+            if (isConnectionFailure(e) && !isTimeout(e) && settings.connections().hasClient()) {
+                // Failed fast, not by a timeout, on a client that exists: most likely a pooled
+                // connection that died with a Redis restart. Drop the idle ones and try once more on
+                // a fresh connection. (A client that could not be created is not tried again: its
+                // failure may hide a timeout, as Jedis' "All sentinels down" does.)
                 settings.connections().dropIdleConnections();
                 try {
                     reply = call(keys, cost, sentAt);
@@ -169,13 +171,21 @@ final class RedisRateLimiter implements RateLimiter {
 
     /** Whether {@code e} is a read (or connect) that timed out. */
     static boolean isTimeout(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
+        return isTimeout(e, 0);
+    }
+
+    /**
+     * Jedis reports a connect timeout as "Failed to connect to ..." with the timeout suppressed, not
+     * as its cause, and a cluster or sentinel client it could not create as one exception with each
+     * node's failure suppressed: look through causes and suppressed exceptions, a few levels deep.
+     */
+    private static boolean isTimeout(Throwable e, int depth) {
+        for (Throwable t = e; t != null && depth < 8; t = t.getCause(), depth++) {
             if (t instanceof java.net.SocketTimeoutException) {
                 return true;
             }
-            // Jedis reports a connect timeout as "Failed to connect to ..." with the timeout suppressed, not as its cause.
             for (Throwable suppressed : t.getSuppressed()) {
-                if (suppressed instanceof java.net.SocketTimeoutException) {
+                if (isTimeout(suppressed, depth + 1)) {
                     return true;
                 }
             }

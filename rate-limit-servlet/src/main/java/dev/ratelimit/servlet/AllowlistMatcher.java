@@ -21,6 +21,7 @@ final class AllowlistMatcher {
     private final EndpointRule[] paths;
     private final Set<String> clientIds = new HashSet<>();
     private final Cidr[] blocks;
+    private final boolean hasAddresses;
 
     AllowlistMatcher(Allowlist allowlist) {
         List<String> pathPatterns = allowlist.paths();
@@ -55,6 +56,7 @@ final class AllowlistMatcher {
             }
         }
         this.blocks = cidrs.toArray(new Cidr[0]);
+        this.hasAddresses = blocks.length > 0 || clientIds.stream().anyMatch(id -> id.startsWith("ip:"));
     }
 
     private static boolean isCidr(String text) {
@@ -79,10 +81,18 @@ final class AllowlistMatcher {
         if (clientIds.contains(clientId)) {
             return true;
         }
-        if (blocks.length == 0 || !clientId.startsWith("ip:")) {
+        if (!hasAddresses || !clientId.startsWith("ip:")) {
             return false;
         }
-        byte[] address = IpAddresses.parse(clientId.substring(3));
+        // The built-in resolver writes canonical addresses; a custom one may not (Tomcat spells IPv6
+        // in full, Jetty in brackets): compare the address, however it is spelled.
+        byte[] address = IpAddresses.parseClientAddress(clientId.substring(3));
+        if (address == null) {
+            return false;
+        }
+        if (clientIds.contains("ip:" + IpAddresses.format(address))) {
+            return true;
+        }
         for (Cidr block : blocks) {
             if (block.contains(address)) {
                 return true;

@@ -124,6 +124,9 @@ final class Enforcer {
         try {
             clientId = clients.resolve(request);
         } catch (InvalidClientException e) {
+            if (shadow || rule >= 0 && endpoints.rule(rule).shadow()) {
+                return true; // shadow mode never refuses: a malformed key passes, counted against no one
+            }
             problems.send(request, response, Problem.invalidClient(e.error(), e.detail()));
             return false;
         }
@@ -178,6 +181,11 @@ final class Enforcer {
         } catch (RuntimeException e) {
             log.warn("RateLimitListener.onDecision threw " + ThrottledLog.describe(e) + "; ignored");
         }
+    }
+
+    /** Whether shadow mode is on for every endpoint (the filter's or the configuration's {@code shadow}). */
+    boolean shadowsEverything() {
+        return shadow;
     }
 
     /** Answers 503 when something failed unexpectedly and the failure mode is fail-closed. */

@@ -40,12 +40,8 @@ final class Ipv6Networks {
         if (!clientId.startsWith("ip:") || clientId.indexOf(':', 3) < 0) {
             return clientId;
         }
-        String literal = clientId.substring(3);
         // A custom resolver's "ip:" + request.getRemoteAddr() is bracketed on Jetty: ip:[2001:db8::1].
-        if (literal.length() > 2 && literal.charAt(0) == '[' && literal.charAt(literal.length() - 1) == ']') {
-            literal = literal.substring(1, literal.length() - 1);
-        }
-        byte[] address = IpAddresses.parse(literal);
+        byte[] address = IpAddresses.parseClientAddress(clientId.substring(3));
         if (address == null) {
             return clientId;
         }

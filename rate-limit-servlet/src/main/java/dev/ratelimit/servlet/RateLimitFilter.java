@@ -128,10 +128,12 @@ public final class RateLimitFilter implements Filter {
             // Design: an unexpected failure (a custom resolver, a store that throws) follows the failure
             // mode; it never reaches the container as a 500. Logged without its message, which might
             // quote request data.
+            // Shadow mode everywhere never refuses, not even then.
             FailureMode mode = s.failureMode();
+            passOn = mode != FailureMode.FAIL_CLOSED || current.shadowsEverything();
             log.warn("RateLimitFilter could not decide a request: " + ThrottledLog.describe(e) + "; "
-                    + (mode == FailureMode.FAIL_CLOSED ? "answered 503" : "passed on unlimited") + " (failure mode " + mode + ")");
-            passOn = mode != FailureMode.FAIL_CLOSED;
+                    + (passOn ? "passed on unlimited" : "answered 503") + " (failure mode " + mode
+                    + (current.shadowsEverything() ? ", shadow mode" : "") + ")");
             if (!passOn) {
                 current.unavailable(request, response);
             }

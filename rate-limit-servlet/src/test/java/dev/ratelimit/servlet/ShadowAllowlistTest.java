@@ -1,6 +1,7 @@
 package dev.ratelimit.servlet;
 
 import dev.ratelimit.DecisionEvent;
+import dev.ratelimit.FailureMode;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.Policy;
 import dev.ratelimit.RateLimitListener;
@@ -67,6 +68,32 @@ class ShadowAllowlistTest {
     }
 
     @Test
+    void shadowModeLetsAMalformedApiKeyThroughCountedAgainstNoOne() {
+        start(RateLimitFilter.builder().config(twoEndpoints(true).build()));
+
+        // /api/scan is in shadow mode: a key with a space passes, with no headers and no decision.
+        HttpResponse<String> shadowed = server.get("/api/scan", "X-API-Key", "sk-pro-a b");
+        assertThat(shadowed.statusCode()).isEqualTo(200);
+        assertThat(shadowed.body()).isEqualTo("ok GET REQUEST /api/scan");
+        assertThat(shadowed.headers().firstValue("X-RateLimit-Limit")).isEmpty();
+        assertThat(server.get("/api/scan", "X-API-Key", "k".repeat(257)).statusCode()).isEqualTo(200);
+        assertThat(events).isEmpty();
+        // /api/login is enforced: the same key is a 400 there.
+        assertThat(server.send("POST", "/api/login", "X-API-Key", "sk-pro-a b").statusCode()).isEqualTo(400);
+    }
+
+    @Test
+    void shadowModeEverywherePassesARequestTheFilterFailedToDecideEvenWhenFailClosed() {
+        start(RateLimitFilter.builder().shadow(true).failureMode(FailureMode.FAIL_CLOSED).clientIdResolver(request -> {
+            throw new IllegalStateException("a resolver that fails");
+        }));
+
+        HttpResponse<String> passed = server.get("/api/scan");
+        assertThat(passed.statusCode()).isEqualTo(200);
+        assertThat(passed.body()).isEqualTo("ok GET REQUEST /api/scan");
+    }
+
+    @Test
     void shadowModeFromTheConfigurationWorksTheSame() {
         start(RateLimitFilter.builder().config(twoEndpoints(false).shadow(true).build()));
 
@@ -117,6 +144,20 @@ class ShadowAllowlistTest {
         assertThat(events).isEmpty();
         assertThat(server.statuses(3, 1, "GET", "/api/scan", "X-Forwarded-For", "11.0.0.1")).containsExactly(200, 200, 429);
         assertThat(server.statuses(3, 1, "GET", "/api/scan", "X-API-Key", "sk-internal-not")).containsExactly(200, 200, 429);
+    }
+
+    @Test
+    void anAllowlistedAddressMatchesACustomResolversIdHoweverItSpellsTheAddress() {
+        RateLimitConfig config = twoEndpoints(false)
+                .allowlist(new Allowlist(List.of(), List.of("ip:2001:db8:0:0:0:0:0:1", "2001:db8:5::/48")))
+                .build();
+        // As "ip:" + request.getRemoteAddr() would write it: Tomcat spells IPv6 in full, Jetty in brackets.
+        start(RateLimitFilter.builder().config(config).clientIdResolver(request -> "ip:" + request.getHeader("X-Client-Address")));
+
+        assertThat(server.statuses(4, 1, "GET", "/api/scan", "X-Client-Address", "2001:db8:0:0:0:0:0:1")).containsOnly(200);
+        assertThat(server.statuses(4, 1, "GET", "/api/scan", "X-Client-Address", "[2001:db8::1]")).containsOnly(200);
+        assertThat(server.statuses(4, 1, "GET", "/api/scan", "X-Client-Address", "[2001:db8:5::9]")).containsOnly(200);
+        assertThat(server.statuses(3, 1, "GET", "/api/scan", "X-Client-Address", "[2001:db8:6::9]")).containsExactly(200, 200, 429);
     }
 
     @Test

@@ -50,6 +50,17 @@ public final class IpAddresses {
         return v6 == null ? null : unmapped(v6);
     }
 
+    /**
+     * {@link #parse} of the address in a client id after its {@code "ip:"}, as a custom resolver may
+     * write it: bare, or in brackets, as Jetty's {@code getRemoteAddr()} gives an IPv6 address.
+     */
+    public static byte[] parseClientAddress(String text) {
+        if (text.length() > 2 && text.charAt(0) == '[' && text.charAt(text.length() - 1) == ']') {
+            return parse(text.substring(1, text.length() - 1));
+        }
+        return parse(text);
+    }
+
     /** The canonical text of a 4- or 16-byte address. */
     public static String format(byte[] address) {
         if (address.length == 4) {

@@ -187,26 +187,27 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
          * Tiers that {@link #limit} names are declared by it.
          */
         public Builder tier(String tier) {
-            tiers.computeIfAbsent(tier, t -> new LinkedHashMap<>());
+            tiers.computeIfAbsent(required("tiers", "a tier name", tier), t -> new LinkedHashMap<>());
             return this;
         }
 
         /** Adds a policy to {@code endpoint} in {@code tier}; several make a composite limit. */
         public Builder limit(String tier, String endpoint, Policy... policies) {
-            tiers.computeIfAbsent(tier, t -> new LinkedHashMap<>()).computeIfAbsent(endpoint, e -> new ArrayList<>())
+            tiers.computeIfAbsent(required("tiers", "a tier name", tier), t -> new LinkedHashMap<>())
+                    .computeIfAbsent(required("tiers." + tier, "an endpoint name", endpoint), e -> new ArrayList<>())
                     .addAll(policies == null ? Arrays.asList((Policy) null) : Arrays.asList(policies));
             return this;
         }
 
         /** Keys starting with {@code prefix} belong to {@code tier}. */
         public Builder tierPrefix(String prefix, String tier) {
-            tierPrefixes.put(prefix, tier);
+            tierPrefixes.put(required("tierPrefixes", "a prefix", prefix), required("tierPrefixes." + prefix, "a tier name", tier));
             return this;
         }
 
         /** Adds a request matching rule (tried in the order added). */
         public Builder endpoint(EndpointRule rule) {
-            endpoints.add(rule);
+            endpoints.add(required("endpoints[" + endpoints.size() + "]", "a rule", rule));
             return this;
         }
 
@@ -230,6 +231,14 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
         public Builder shadow(boolean shadow) {
             this.shadow = shadow;
             return this;
+        }
+
+        /** {@code value}, or an error naming {@code field} (a Map or List would fail later with a bare NullPointerException). */
+        private static <T> T required(String field, String what, T value) {
+            if (value == null) {
+                throw new InvalidConfigurationException(field, "must be " + what + ", was null");
+            }
+            return value;
         }
 
         /** The validated configuration. */

@@ -84,6 +84,23 @@ class RateLimitConfigTest {
     }
 
     @Test
+    void aNullNameOrRuleInTheBuilderIsANamedErrorNotANullPointerException() {
+        Policy policy = Policy.fixedWindow(5, Duration.ofMinutes(1));
+        assertThatThrownBy(() -> RateLimitConfig.builder().tier(null))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessage("tiers: must be a tier name, was null");
+        assertThatThrownBy(() -> RateLimitConfig.builder().limit(null, "scan", policy))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessage("tiers: must be a tier name, was null");
+        assertThatThrownBy(() -> RateLimitConfig.builder().limit("free", null, policy))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessage("tiers.free: must be an endpoint name, was null");
+        assertThatThrownBy(() -> RateLimitConfig.builder().tierPrefix(null, "free"))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessage("tierPrefixes: must be a prefix, was null");
+        assertThatThrownBy(() -> RateLimitConfig.builder().tierPrefix("sk-free-", null))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessage("tierPrefixes.sk-free-: must be a tier name, was null");
+        assertThatThrownBy(() -> RateLimitConfig.builder().endpoint(EndpointRule.of("GET", "/x", "scan")).endpoint(null))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessage("endpoints[1]: must be a rule, was null");
+    }
+
+    @Test
     void crossFieldRulesAreChecked() {
         assertThatThrownBy(() -> parse(tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 5, \"window\": \"1m\"}").replace("\"pro\", \"tiers\"", "\"gold\", \"tiers\"")))
                 .hasMessage("defaultTier: must name a defined tier [pro], was \"gold\"");
@@ -146,6 +163,16 @@ class RateLimitConfigTest {
         assertThat(EndpointRule.of("*", "/api/**", "r").matches("GET", "/api/a/b/c")).isTrue();
         assertThat(EndpointRule.of("*", "/api/**", "r").matches("GET", "/apix")).isFalse();
         assertThatThrownBy(() -> EndpointRule.of("GET", "/api/*/x", "r")).hasMessage("path: may only end in /* or /**, was \"/api/*/x\"");
+    }
+
+    @Test
+    void aMethodIsAnyHttpTokenUpperCased() {
+        assertThat(EndpointRule.of("version-control", "/x", "r").method()).isEqualTo("VERSION-CONTROL");
+        assertThat(EndpointRule.of("UPDATEREDIRECTREF", "/x", "r").method()).isEqualTo("UPDATEREDIRECTREF");
+        for (String method : new String[] {"GE T", "*GET", "", "GET/", "X".repeat(33)}) {
+            assertThatThrownBy(() -> EndpointRule.of(method, "/x", "r")).as(method)
+                    .hasMessage("method: must be an HTTP method or *, was \"" + method + "\"");
+        }
     }
 
     @ParameterizedTest

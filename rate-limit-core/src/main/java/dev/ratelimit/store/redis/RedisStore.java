@@ -272,13 +272,13 @@ public final class RedisStore implements RateLimitStore {
             return this;
         }
 
-        /** How long to wait for a connection to Redis (default 100 ms; 1 ms to 60 s). */
+        /** How long to wait for a connection to Redis (default 100 ms; 1 ms to 60 s, whole milliseconds). */
         public Builder connectTimeout(Duration d) {
             this.connectTimeout = timeout("connectTimeout", d);
             return this;
         }
 
-        /** How long to wait for a reply, and for a free pooled connection (default 100 ms; 1 ms to 60 s). */
+        /** How long to wait for a reply, and for a free pooled connection (default 100 ms; 1 ms to 60 s, whole milliseconds). */
         public Builder readTimeout(Duration d) {
             this.readTimeout = timeout("readTimeout", d);
             return this;
@@ -389,6 +389,10 @@ public final class RedisStore implements RateLimitStore {
             // Compared, not converted: toMillis() overflows (ArithmeticException) for durations beyond 292 million years.
             if (d == null || d.compareTo(Duration.ofMillis(1)) < 0 || d.compareTo(MAX_TIMEOUT) > 0) {
                 throw new InvalidConfigurationException(field, "must be between 1 ms and 60 s, was " + d);
+            }
+            if (d.getNano() % 1_000_000 != 0) {
+                // Jedis waits in whole milliseconds: 1999 µs would silently become 1 ms.
+                throw new InvalidConfigurationException(field, "must be whole milliseconds (Jedis waits in ms), was " + d);
             }
             return d;
         }

@@ -29,6 +29,9 @@ class RedisStoreBuilderTest {
         assertThatThrownBy(() -> b.connectTimeout(Duration.ZERO)).hasMessage("connectTimeout: must be between 1 ms and 60 s, was PT0S");
         assertThatThrownBy(() -> b.readTimeout(Duration.ofMinutes(2))).hasMessage("readTimeout: must be between 1 ms and 60 s, was PT2M");
         assertThatThrownBy(() -> b.readTimeout(null)).hasMessage("readTimeout: must be between 1 ms and 60 s, was null");
+        assertThatThrownBy(() -> b.readTimeout(Duration.ofNanos(1_999_000)))
+                .hasMessage("readTimeout: must be whole milliseconds (Jedis waits in ms), was PT0.001999S");
+        assertThat(b.connectTimeout(Duration.ofMillis(1_500))).isSameAs(b);
         assertThatThrownBy(() -> b.readTimeout(Duration.ofDays(999_999_999_999L)))
                 .hasMessage("readTimeout: must be between 1 ms and 60 s, was PT23999999999976H");
         assertThatThrownBy(() -> b.connectTimeout(Duration.ofDays(-999_999_999_999L)))

@@ -91,6 +91,17 @@ final class Enforcer {
         }
     }
 
+    /**
+     * The checks the filter makes of {@code config} beyond the configuration's own (rule paths
+     * normalized, a rule for every limit, allowlist entries), so that a configuration file's errors
+     * can name the file: throws the first failure.
+     */
+    static void check(RateLimitConfig config) {
+        new Endpoints(config.endpoints());
+        requireRules(config);
+        new AllowlistMatcher(config.allowlist());
+    }
+
     /** Refuses a limit that no endpoint rule names: no request could ever reach it. */
     private static void requireRules(RateLimitConfig config) {
         for (String endpoint : config.tiers().get(config.defaultTier()).keySet()) {

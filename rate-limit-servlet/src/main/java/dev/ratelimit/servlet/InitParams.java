@@ -208,6 +208,12 @@ final class InitParams {
         }
     }
 
+    /** {@code config} after the filter's own checks of it, so that their errors too name the file. */
+    private static RateLimitConfig checked(RateLimitConfig config) {
+        Enforcer.check(config);
+        return config;
+    }
+
     private RateLimitConfig loadConfig(String location) throws ServletException {
         String where = location.trim();
         try {
@@ -222,10 +228,10 @@ final class InitParams {
                     throw invalid("config", where, "classpath resource not found");
                 }
                 try (InputStream in = found) {
-                    return RateLimitConfig.fromJson(in, where);
+                    return checked(RateLimitConfig.fromJson(in, where));
                 }
             }
-            return RateLimitConfig.fromJson(Path.of(where));
+            return checked(RateLimitConfig.fromJson(Path.of(where)));
         } catch (InvalidConfigurationException e) {
             throw new ServletException(prefix() + "init-param config=\"" + ThrottledLog.clean(where) + "\": " + e.getMessage(), e);
         } catch (IOException | UncheckedIOException | java.nio.file.InvalidPathException e) {

@@ -65,9 +65,15 @@ public final class RateLimitFilterBuilder {
     RateLimitFilterBuilder() {
     }
 
-    /** Tiers, endpoints, allowlist and shadow mode (default {@link RateLimitConfig#defaults()}). */
+    /**
+     * Tiers, endpoints, allowlist and shadow mode (default {@link RateLimitConfig#defaults()}).
+     *
+     * @throws dev.ratelimit.InvalidConfigurationException if the filter cannot use {@code config}: a
+     *         rule path that is not normalized, a limit no rule names, an allowlist entry it cannot read
+     */
     public RateLimitFilterBuilder config(RateLimitConfig config) {
-        this.config = required("config", config);
+        Enforcer.check(required("config", config));
+        this.config = config;
         return this;
     }
 

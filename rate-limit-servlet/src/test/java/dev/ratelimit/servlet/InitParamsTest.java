@@ -44,6 +44,7 @@ class InitParamsTest {
             "config             | classpath:none.json | init-param config=\"classpath:none.json\": classpath resource not found",
             "config             | /no/such/file.json  | init-param config=\"/no/such/file.json\": cannot read it",
             "config             | classpath:configs/bad-capacity.json | tiers.pro.scan.capacity: must be > 0, was 0",
+            "config             | classpath:configs/trailing-slash-rule.json | init-param config=\"classpath:configs/trailing-slash-rule.json\": endpoints[0].path",
     })
     void failsInitNamingTheParamAndValue(String name, String value, String expected) {
         assertThat(initFailure(name, value)).startsWith("RateLimitFilter rateLimit: ").contains(expected);

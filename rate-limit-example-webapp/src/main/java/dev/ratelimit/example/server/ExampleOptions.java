@@ -4,6 +4,7 @@ import dev.ratelimit.FailureMode;
 import dev.ratelimit.InvalidConfigurationException;
 import dev.ratelimit.config.DurationFormat;
 import dev.ratelimit.config.RateLimitConfig;
+import dev.ratelimit.servlet.RateLimitFilter;
 import dev.ratelimit.servlet.client.TrustedProxies;
 import dev.ratelimit.store.redis.RedisStore;
 
@@ -148,6 +149,7 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
         } else {
             try {
                 config = RateLimitConfig.fromJson(Path.of(c.value()));
+                RateLimitFilter.builder().config(config); // the filter's own checks, so that their errors too name the file
             } catch (InvalidConfigurationException e) {
                 throw c.invalid(printable(e.getMessage()));
             } catch (UncheckedIOException | InvalidPathException e) {

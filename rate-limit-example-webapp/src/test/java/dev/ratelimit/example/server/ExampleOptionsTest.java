@@ -128,6 +128,13 @@ class ExampleOptionsTest {
 
         assertThat(problem(Map.of("RATE_LIMIT_CONFIG", bad.toString())))
                 .startsWith("RATE_LIMIT_CONFIG=\"" + bad + "\": ").contains("capacity").contains("must be > 0, was 0");
+        Path trailingSlash = dir.resolve("trailing-slash.json");
+        Files.writeString(trailingSlash, """
+                {"endpoints": [{"method": "GET", "path": "/api/scan/", "name": "scan"}],
+                 "tiers": {"free": {"scan": {"algorithm": "fixed_window", "limit": 10, "window": "1m"}}}}
+                """);
+        assertThat(problem(Map.of("RATE_LIMIT_CONFIG", trailingSlash.toString())))
+                .startsWith("RATE_LIMIT_CONFIG=\"" + trailingSlash + "\": endpoints[0].path: ");
         assertThat(problem(Map.of(), "--config=" + missing))
                 .startsWith("--config=\"" + missing + "\": cannot read it (").contains("NoSuchFileException");
     }

@@ -161,7 +161,7 @@ class HostileInputProperties {
         }
         assertThat(answer.text()).as("the answer").doesNotContain(marker);
         // A request's lines may be written after its answer: each try reads all lines since the container started.
-        List<String> logged = AppLog.linesSince(containerLogMark);
+        List<String> logged = withoutJettyBufferRelease(AppLog.linesSince(containerLogMark));
         assertThat(logged).as("log lines, each whole and as the logger writes it").allMatch(l -> AppLog.LINE.matcher(l).matches());
         List<String> warnings = logged.stream().filter(l -> l.matches("(?s)^\\S+ \\[[^]]*] (WARN|ERROR) .*")).toList();
         assertThat(warnings).as("nothing above INFO but Jetty's parser warnings: no exception escaped the filter or was caught by it")
@@ -174,6 +174,28 @@ class HostileInputProperties {
         if (answer.status() == 400 || answer.status() == 414 || answer.status() == 431) {
             assertThat(RedisKeys.count(redis.port())).as("a refused request is counted against nobody").isLessThanOrEqualTo(keysBefore);
         }
+    }
+
+    /**
+     * {@code lines} without Jetty's own "Task run failed" WARN for a request buffer it released twice
+     * and that warning's stack trace: a race inside Jetty's HttpConnection.releaseRequestBuffer, before
+     * or after any application code, that Jetty's maintainers know of and could not reproduce
+     * (jetty/jetty.project#12939); it struck one CI run of these properties in many.
+     */
+    private static List<String> withoutJettyBufferRelease(List<String> lines) {
+        List<String> kept = new java.util.ArrayList<>();
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).endsWith(" WARN org.eclipse.jetty.util.thread.strategy.AdaptiveExecutionStrategy - Task run failed")
+                    && i + 1 < lines.size() && lines.get(i + 1).startsWith("java.lang.IllegalStateException: already released ")) {
+                i++;
+                while (i + 1 < lines.size() && !AppLog.LINE.matcher(lines.get(i + 1)).matches()) {
+                    i++; // the stack trace
+                }
+                continue;
+            }
+            kept.add(lines.get(i));
+        }
+        return kept;
     }
 
     /**

@@ -82,7 +82,7 @@ final class InitParams {
         RateLimitFilterBuilder builder = RateLimitFilter.builder();
         String config = param("config");
         if (config != null) {
-            builder.config(loadConfig(config));
+            loadConfig(builder, config);
         }
         String failureMode = param("failure-mode");
         FailureMode mode = null;
@@ -208,13 +208,8 @@ final class InitParams {
         }
     }
 
-    /** {@code config} after the filter's own checks of it, so that their errors too name the file. */
-    private static RateLimitConfig checked(RateLimitConfig config) {
-        Enforcer.check(config);
-        return config;
-    }
-
-    private RateLimitConfig loadConfig(String location) throws ServletException {
+    /** Reads the configuration at {@code location} into {@code builder}, whose checks of it name the file too. */
+    private void loadConfig(RateLimitFilterBuilder builder, String location) throws ServletException {
         String where = location.trim();
         try {
             if (where.startsWith("classpath:")) {
@@ -228,10 +223,11 @@ final class InitParams {
                     throw invalid("config", where, "classpath resource not found");
                 }
                 try (InputStream in = found) {
-                    return checked(RateLimitConfig.fromJson(in, where));
+                    builder.config(RateLimitConfig.fromJson(in, where));
+                    return;
                 }
             }
-            return checked(RateLimitConfig.fromJson(Path.of(where)));
+            builder.config(RateLimitConfig.fromJson(Path.of(where)));
         } catch (InvalidConfigurationException e) {
             throw new ServletException(prefix() + "init-param config=\"" + ThrottledLog.clean(where) + "\": " + e.getMessage(), e);
         } catch (IOException | UncheckedIOException | java.nio.file.InvalidPathException e) {

@@ -151,7 +151,13 @@ class HostileInputProperties {
         RawHttp.Answer answer = RawHttp.send(app.port(), head);
         answers.computeIfAbsent(property, p -> new ConcurrentHashMap<>()).merge(answer.status(), 1L, Long::sum);
 
-        if (answer.status() == 505) {
+        boolean resetAfterRefusal = answer.status() == 0 && answer.text().isEmpty() && head.length > JETTY_REQUEST_HEADER_SIZE;
+        if (resetAfterRefusal) {
+            // Jetty refuses a head over its limit (431) before any application code and closes the
+            // connection with the rest of the request unread: the reset that sends may reach this
+            // client before the 431 does, which then never arrives. Counted in the report as status 0.
+            assertThat(RedisKeys.count(redis.port())).as("a refused request is counted against nobody").isLessThanOrEqualTo(keysBefore);
+        } else if (answer.status() == 505) {
             // Jetty's parser, before any application code: a request line without a version is HTTP/0.9,
             // which it refuses as RFC 9110 says. Counted in the report; the filter never saw it.
             assertThat(answer.text()).as("a 505 comes from Jetty's parser only").contains("<td>/badMessage</td>")
@@ -218,6 +224,9 @@ class HostileInputProperties {
         head.writeBytes(value.getBytes(latin1 ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8));
         head.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
     }
+
+    /** Jetty's default limit on a request's line and headers, in bytes (the example app keeps it). */
+    private static final int JETTY_REQUEST_HEADER_SIZE = 8 * 1024;
 
     /** What a secret marker looks like: QX and 12 letters g-z, never part of a hex digest nor, by chance, of a base64 one. */
     private static final java.util.regex.Pattern SECRET = java.util.regex.Pattern.compile("QX[g-z]{12}");

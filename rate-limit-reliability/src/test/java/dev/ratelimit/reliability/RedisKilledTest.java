@@ -50,9 +50,7 @@ class RedisKilledTest {
         long restarted;
         long recovered;
         try (RedisServer redis = RedisServer.start();
-             Apps apps = Apps.start(2, Apps.env(redis.url(), "RATE_LIMIT_CONFIG", Faults.configFile(),
-                     "RATE_LIMIT_FAILURE_MODE", mode.name(), "RATE_LIMIT_FALLBACK_SHARE", "0.5",
-                     "RATE_LIMIT_REDIS_TIMEOUT", Faults.TIMEOUT)).warmUp("/api/scan")) {
+             Apps apps = Apps.start(2, env(redis.url(), mode)).warmUp("/api/scan")) {
             SharedProbe probe = new SharedProbe(apps.uris(), "/api/reports", Faults.PROBE_LIMIT, 1);
             assertThat(probe.shared()).as("shared before the fault").isTrue();
             try (ClosedLoad load = ClosedLoad.start(apps.uris(), Scale.faultThreads(), Faults.plan(keys))) {
@@ -143,6 +141,16 @@ class RedisKilledTest {
     }
 
     /** The worst key and instance during the outage: admitted alone against the bound of half the limit. */
+    /** Two instances' settings; the fallback share is set only where it applies (LOCAL_FALLBACK). */
+    private static Map<String, String> env(String redisUrl, FailureMode mode) {
+        Map<String, String> env = Apps.env(redisUrl, "RATE_LIMIT_CONFIG", Faults.configFile(),
+                "RATE_LIMIT_FAILURE_MODE", mode.name(), "RATE_LIMIT_REDIS_TIMEOUT", Faults.TIMEOUT);
+        if (mode == FailureMode.LOCAL_FALLBACK) {
+            env.put("RATE_LIMIT_FALLBACK_SHARE", "0.5");
+        }
+        return env;
+    }
+
     private static String fallbackSummary(List<Exchange> outage, List<String> keys, Limit limit) {
         long worst = -1;
         long worstBound = 0;

@@ -102,6 +102,9 @@ final class InitParams {
             if (header == null) {
                 throw invalid("forwarded-header", forwarded, "must be X-Forwarded-For or Forwarded");
             }
+            if (trusted == null || trusted.isBlank()) {
+                throw invalid("forwarded-header", forwarded, "is read only from trusted proxies, but trusted-proxies is not set");
+            }
             builder.forwardedHeader(header);
         }
         String apiKeyHeader = param("api-key-header");
@@ -177,6 +180,10 @@ final class InitParams {
         }
         if (param("max-keys-per-limit") != null) {
             throw invalid("max-keys-per-limit", param("max-keys-per-limit"), "applies only to store=memory");
+        }
+        if (param("fallback-share") != null && mode != null && mode != FailureMode.LOCAL_FALLBACK) {
+            throw invalid("fallback-share", param("fallback-share"), "applies only to failure-mode LOCAL_FALLBACK, but "
+                    + "failure-mode is " + mode);
         }
         if (!RedisParams.isRedisUrl(kind)) {
             throw invalid("store", RedisParams.maskedUrl(kind), "must be memory or a Redis URL (redis://, rediss://, "

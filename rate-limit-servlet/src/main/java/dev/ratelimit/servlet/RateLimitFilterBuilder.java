@@ -53,6 +53,7 @@ public final class RateLimitFilterBuilder {
     private HeaderStyle headerStyle = HeaderStyle.BOTH;
     private TrustedProxies trustedProxies = TrustedProxies.none();
     private ForwardedHeader forwardedHeader = ForwardedHeader.X_FORWARDED_FOR;
+    private boolean forwardedHeaderSet;
     private String apiKeyHeader = DEFAULT_API_KEY_HEADER;
     private int maxApiKeyLength = DEFAULT_MAX_API_KEY_LENGTH;
     private Ipv6Networks ipv6Networks = new Ipv6Networks(Ipv6Networks.DEFAULT_PREFIX_LENGTH);
@@ -132,9 +133,14 @@ public final class RateLimitFilterBuilder {
         return this;
     }
 
-    /** The forwarding header the trusted proxies write (default {@link ForwardedHeader#X_FORWARDED_FOR}). */
+    /**
+     * The forwarding header the trusted proxies write (default {@link ForwardedHeader#X_FORWARDED_FOR}).
+     * It is read only from {@link #trustedProxies(List) trusted proxies}: setting it without them fails
+     * {@link #build()}.
+     */
     public RateLimitFilterBuilder forwardedHeader(ForwardedHeader header) {
         this.forwardedHeader = required("forwardedHeader", header);
+        this.forwardedHeaderSet = true;
         this.identityOptionSet = true;
         return this;
     }
@@ -215,6 +221,10 @@ public final class RateLimitFilterBuilder {
         if (clientIdResolver != null && identityOptionSet) {
             throw new InvalidConfigurationException("clientIdResolver", "apiKeyHeader, maxApiKeyLength, trustedProxies and "
                     + "forwardedHeader configure the default resolver; set them on your own resolver instead");
+        }
+        if (forwardedHeaderSet && trustedProxies.isEmpty()) {
+            throw new InvalidConfigurationException("forwardedHeader", "is read only from trusted proxies, but trustedProxies "
+                    + "is empty; was " + forwardedHeader.headerName());
         }
         RateLimitConfig cfg = config != null ? config : RateLimitConfig.defaults();
         ClientIdResolver clients = clientIdResolver != null ? clientIdResolver

@@ -64,6 +64,18 @@ class InitParamsTest {
     }
 
     @Test
+    void failsInitOnASettingThatWouldDoNothingAndNamesWhatItNeeds() {
+        assertThat(initFailure("forwarded-header", "Forwarded"))
+                .contains("init-param forwarded-header=\"Forwarded\": is read only from trusted proxies, but trusted-proxies is not set");
+        assertThat(initFailure("trusted-proxies", " ", "forwarded-header", "X-Forwarded-For"))
+                .contains("init-param forwarded-header=\"X-Forwarded-For\": is read only from trusted proxies");
+        assertThat(initFailure("store", "redis://127.0.0.1:1", "failure-mode", "fail-open", "fallback-share", "0.5"))
+                .contains("init-param fallback-share=\"0.5\": applies only to failure-mode LOCAL_FALLBACK, but failure-mode is FAIL_OPEN");
+        assertThat(initFailure("store", "redis://127.0.0.1:1", "failure-mode", "FAIL_CLOSED", "fallback-share", "1"))
+                .contains("init-param fallback-share=\"1\": applies only to failure-mode LOCAL_FALLBACK, but failure-mode is FAIL_CLOSED");
+    }
+
+    @Test
     void failsInitOnAShortClientKeySecretWithoutEchoingIt() {
         assertThat(initFailure("store", "redis://127.0.0.1:1", "redis-client-key-secret", "hunter2"))
                 .contains("init-param redis-client-key-secret=\"(hidden)\": must be at least 16 characters, was 7 characters")

@@ -1,12 +1,18 @@
 package dev.ratelimit.servlet;
 
 import dev.ratelimit.InvalidConfigurationException;
+import dev.ratelimit.servlet.client.ForwardedHeader;
 import jakarta.servlet.DispatcherType;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
+
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The builder's setters answer a bad argument with an error naming the option, never a bare NullPointerException. */
+/**
+ * The builder's setters answer a bad argument with an error naming the option, never a bare
+ * NullPointerException; an option that would do nothing fails the build.
+ */
 class RateLimitFilterBuilderTest {
 
     @Test
@@ -24,5 +30,16 @@ class RateLimitFilterBuilderTest {
         assertThatThrownBy(() -> RateLimitFilter.builder().dispatcherTypes(DispatcherType.REQUEST, (DispatcherType[]) null))
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessage("dispatcherTypes: must not be null");
+    }
+
+    @Test
+    void aForwardingHeaderWithoutTrustedProxiesFailsTheBuildInsteadOfBeingIgnored() {
+        assertThatThrownBy(() -> RateLimitFilter.builder().forwardedHeader(ForwardedHeader.FORWARDED).build())
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("forwardedHeader: is read only from trusted proxies, but trustedProxies is empty; was Forwarded");
+        assertThatThrownBy(() -> RateLimitFilter.builder().trustedProxies(List.of()).forwardedHeader(ForwardedHeader.X_FORWARDED_FOR).build())
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageStartingWith("forwardedHeader: is read only from trusted proxies");
+        RateLimitFilter.builder().forwardedHeader(ForwardedHeader.FORWARDED).trustedProxies("10.0.0.0/8").build().destroy();
     }
 }

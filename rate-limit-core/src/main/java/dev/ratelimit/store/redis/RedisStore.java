@@ -186,6 +186,7 @@ public final class RedisStore implements RateLimitStore {
         private String clientKeySecret;
         private FailureMode failureMode = FailureMode.LOCAL_FALLBACK;
         private double fallbackShare = 1.0;
+        private boolean fallbackShareSet;
         private Duration connectTimeout = DEFAULT_TIMEOUT;
         private Duration readTimeout = DEFAULT_TIMEOUT;
         private boolean denialCache = true;
@@ -263,12 +264,14 @@ public final class RedisStore implements RateLimitStore {
         /**
          * This instance's share of each limit under {@link FailureMode#LOCAL_FALLBACK}, in (0, 1]
          * (default 1.0): with N instances, 1/N keeps the total near the limit while Redis is down.
+         * Setting it under another failure mode, where it would do nothing, fails {@link #build()}.
          */
         public Builder fallbackShare(double share) {
             if (!(share > 0 && share <= 1)) {
                 throw new InvalidConfigurationException("fallbackShare", "must be in (0, 1], was " + share);
             }
             this.fallbackShare = share;
+            this.fallbackShareSet = true;
             return this;
         }
 
@@ -377,6 +380,10 @@ public final class RedisStore implements RateLimitStore {
             }
             if (client == null && parsedUrl == null) {
                 throw new InvalidConfigurationException("url", "must be set (or pass a client), was null");
+            }
+            if (fallbackShareSet && failureMode != FailureMode.LOCAL_FALLBACK) {
+                throw new InvalidConfigurationException("fallbackShare", "applies only to failureMode LOCAL_FALLBACK, but "
+                        + "failureMode is " + failureMode + "; was " + fallbackShare);
             }
             if (client != null) {
                 return new RedisStore(this, Connections.wrap(client), "(client " + client.getClass().getSimpleName() + ")");

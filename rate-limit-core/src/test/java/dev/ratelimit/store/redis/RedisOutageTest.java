@@ -74,8 +74,9 @@ class RedisOutageTest {
     }
 
     private RedisStore store(FailureMode mode) {
-        return RedisStore.builder().url(redis.url()).failureMode(mode).clock(clock).listener(listener)
-                .circuitBreaker(3, Duration.ofSeconds(5)).fallbackShare(0.5).build();
+        RedisStore.Builder builder = RedisStore.builder().url(redis.url()).failureMode(mode).clock(clock).listener(listener)
+                .circuitBreaker(3, Duration.ofSeconds(5));
+        return (mode == FailureMode.LOCAL_FALLBACK ? builder.fallbackShare(0.5) : builder).build();
     }
 
     @Test

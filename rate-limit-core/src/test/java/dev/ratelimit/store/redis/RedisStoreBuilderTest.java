@@ -21,6 +21,18 @@ class RedisStoreBuilderTest {
     }
 
     @Test
+    void aFallbackShareUnderAnotherFailureModeFailsTheBuildInsteadOfDoingNothing() {
+        for (FailureMode mode : new FailureMode[] {FailureMode.FAIL_OPEN, FailureMode.FAIL_CLOSED}) {
+            assertThatThrownBy(() -> RedisStore.builder().url("redis://127.0.0.1:1").failureMode(mode).fallbackShare(0.5).build())
+                    .isInstanceOf(InvalidConfigurationException.class)
+                    .hasMessage("fallbackShare: applies only to failureMode LOCAL_FALLBACK, but failureMode is " + mode + "; was 0.5");
+        }
+        try (RedisStore store = RedisStore.builder().url("redis://127.0.0.1:1").fallbackShare(0.5).build()) {
+            assertThat(store).as("LOCAL_FALLBACK is the default").isNotNull();
+        }
+    }
+
+    @Test
     void eachBadValueIsNamedWithItsField() {
         RedisStore.Builder b = RedisStore.builder();
         assertThatThrownBy(() -> b.fallbackShare(0)).hasMessage("fallbackShare: must be in (0, 1], was 0.0");

@@ -184,6 +184,9 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
                 throw s.invalid("must be a number in (0, 1], e.g. 0.5 for two instances");
             }
             s.requireRedis(redisUrl);
+            if (mode.isPresent() && mode.get() != FailureMode.LOCAL_FALLBACK) {
+                throw s.invalid("applies only to the failure mode LOCAL_FALLBACK, but the failure mode is " + mode.get());
+            }
             share = Optional.of(value);
         }
 

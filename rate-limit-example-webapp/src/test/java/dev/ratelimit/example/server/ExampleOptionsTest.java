@@ -105,6 +105,8 @@ class ExampleOptionsTest {
                 .isEqualTo("RATE_LIMIT_FAILURE_MODE=\"local_fallback\": LOCAL_FALLBACK applies only to a Redis store; set REDIS_URL too");
         assertThat(problem(Map.of("RATE_LIMIT_FALLBACK_SHARE", "0.5")))
                 .isEqualTo("RATE_LIMIT_FALLBACK_SHARE=\"0.5\": applies only to a Redis store; set REDIS_URL too");
+        assertThat(problem(Map.of("REDIS_URL", "redis://cache:6379", "RATE_LIMIT_FAILURE_MODE", "FAIL_OPEN"), "--fallback-share=0.5"))
+                .isEqualTo("--fallback-share=\"0.5\": applies only to the failure mode LOCAL_FALLBACK, but the failure mode is FAIL_OPEN");
         assertThat(problem(Map.of("REDIS_URL", "redis://cache:6379"), "--fallback-share=1.5"))
                 .isEqualTo("--fallback-share=\"1.5\": must be a number in (0, 1], e.g. 0.5 for two instances");
         assertThat(problem(Map.of("RATE_LIMIT_TRUSTED_PROXIES", "10.0.0.0/33")))

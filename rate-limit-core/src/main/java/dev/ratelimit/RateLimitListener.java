@@ -11,8 +11,9 @@ package dev.ratelimit;
  * {@code DEGRADED -> CIRCUIT_OPEN} the circuit breaker opened, {@code -> UP} the store answered
  * again (circuit closed, fallback left).
  *
- * <p>Implementations must be thread-safe, fast and must not throw; an exception thrown from a listener
- * is caught and dropped by the caller.
+ * <p>Implementations must be thread-safe, fast and must not throw; an exception or a
+ * {@link LinkageError} (a class missing or of another version) thrown from a listener is caught and
+ * dropped by the caller, and changes no decision.
  */
 public interface RateLimitListener {
     /** The listener that listens to nothing. */

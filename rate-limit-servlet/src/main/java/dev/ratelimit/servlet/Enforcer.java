@@ -189,7 +189,8 @@ final class Enforcer {
     private void notifyListener(DecisionEvent event) {
         try {
             listener.onDecision(event);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError e) {
+            // A LinkageError too: a missing or mismatched metrics library must not turn requests into 500s.
             log.warn("RateLimitListener.onDecision threw " + ThrottledLog.describe(e) + "; ignored");
         }
     }

@@ -124,10 +124,10 @@ public final class RateLimitFilter implements Filter {
         boolean passOn;
         try {
             passOn = current.admit(request, response, countedAttribute);
-        } catch (RuntimeException e) {
-            // Design: an unexpected failure (a custom resolver, a store that throws) follows the failure
-            // mode; it never reaches the container as a 500. Logged without its message, which might
-            // quote request data.
+        } catch (RuntimeException | LinkageError e) {
+            // Design: an unexpected failure (a custom resolver, a store that throws, a class missing from
+            // the classpath) follows the failure mode; it never reaches the container as a 500. Logged
+            // without its message, which might quote request data.
             // Shadow mode everywhere never refuses, not even then.
             FailureMode mode = s.failureMode();
             passOn = mode != FailureMode.FAIL_CLOSED || current.shadowsEverything();

@@ -226,6 +226,35 @@ class RefusalsTest {
     }
 
     @Test
+    void ignoresAListenerThatThrowsALinkageErrorAsAMismatchedMetricsLibraryWould() {
+        RateLimitListener mismatched = new RateLimitListener() {
+            @Override
+            public void onDecision(DecisionEvent event) {
+                throw new NoClassDefFoundError("io/micrometer/core/instrument/Counter");
+            }
+        };
+        start(RateLimitFilter.builder().listener(mismatched));
+
+        HttpResponse<String> response = server.get("/api/scan");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.headers().firstValue("X-RateLimit-Remaining")).hasValue("9");
+    }
+
+    @Test
+    void followsTheFailureModeWhenACustomResolverThrowsALinkageError() {
+        ClientIdResolver broken = request -> {
+            throw new NoSuchMethodError("'java.lang.String com.example.Principal.id()'");
+        };
+        start(RateLimitFilter.builder().clientIdResolver(broken));
+        assertThat(server.get("/api/scan").statusCode()).isEqualTo(200);
+        server.close();
+
+        start(RateLimitFilter.builder().clientIdResolver(broken).failureMode(FailureMode.FAIL_CLOSED));
+        assertThat(server.get("/api/scan").statusCode()).isEqualTo(503);
+    }
+
+    @Test
     void bindsEveryTierAndEndpointOnceAtBuildNeverPerRequest() {
         FixedStore store = new FixedStore(limit -> new Decision(Verdict.ALLOWED, Source.STORE,
                 limit.policies().get(0), 1, 1, 0, 0));

@@ -103,8 +103,8 @@ final class RedisRateLimiter implements RateLimiter {
             if (settings.listener() != RateLimitListener.NONE) {
                 settings.listener().onStoreCall(clock.nowMicros() - sentAt, true);
             }
-        } catch (RuntimeException listenerFailed) {
-            // a listener must not change the decision
+        } catch (RuntimeException | LinkageError listenerFailed) {
+            // a listener must not change the decision (a LinkageError: a missing or mismatched metrics library)
         }
         Decision decision = toDecision(reply);
         if (denials != null && decision.verdict() == Verdict.REJECTED) {
@@ -145,7 +145,7 @@ final class RedisRateLimiter implements RateLimiter {
                 listener.onStoreCall(micros, false);
                 listener.onStoreError(e);
             }
-        } catch (RuntimeException ignored) {
+        } catch (RuntimeException | LinkageError ignored) {
             // reporting a failure must not fail the request
         }
     }

@@ -136,7 +136,7 @@ public final class RedisStore implements RateLimitStore {
         if (listener != RateLimitListener.NONE) {
             try {
                 listener.onHealthChange(previous, current);
-            } catch (RuntimeException ignored) {
+            } catch (RuntimeException | LinkageError ignored) {
                 // a listener must not break the store
             }
         }

@@ -125,6 +125,43 @@ class RedisOutageTest {
     }
 
     @Test
+    void aListenerThrowingALinkageErrorChangesNoDecision() {
+        RateLimitListener mismatched = new RateLimitListener() {
+            @Override
+            public void onStoreCall(long micros, boolean ok) {
+                throw new NoSuchMethodError("io.micrometer.core.instrument.Timer.record");
+            }
+
+            @Override
+            public void onStoreError(Throwable error) {
+                throw new NoClassDefFoundError("io/micrometer/core/instrument/Counter");
+            }
+
+            @Override
+            public void onHealthChange(StoreHealth previous, StoreHealth current) {
+                throw new NoClassDefFoundError("io/micrometer/core/instrument/Gauge");
+            }
+        };
+        try (RedisStore store = RedisStore.builder().url(redis.url()).failureMode(FailureMode.FAIL_CLOSED).clock(clock)
+                .listener(mismatched).circuitBreaker(3, Duration.ofSeconds(5)).build()) {
+            RateLimiter limiter = store.limiter(LIMIT);
+            assertThat(limiter.tryAcquire(SECRET).remaining()).isEqualTo(3);
+
+            redis.kill();
+            for (int i = 0; i < 4; i++) {
+                assertThat(limiter.tryAcquire(SECRET).verdict()).isEqualTo(Verdict.STORE_UNAVAILABLE);
+            }
+            assertThat(store.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
+
+            redis.restart();
+            clock.advance(Duration.ofSeconds(5));
+            Decision probe = limiter.tryAcquire(SECRET);
+            assertThat(probe.source()).isEqualTo(Source.STORE);
+            assertThat(store.health()).isEqualTo(StoreHealth.UP);
+        }
+    }
+
+    @Test
     void failClosedSaysTheStoreIsUnavailableAndWhenToComeBack() {
         try (RedisStore store = store(FailureMode.FAIL_CLOSED)) {
             RateLimiter limiter = store.limiter(LIMIT);

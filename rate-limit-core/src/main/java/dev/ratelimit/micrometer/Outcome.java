@@ -23,13 +23,15 @@ enum Outcome {
 
     /**
      * The verdict first: a store that could not decide is a 503 whoever answered it (the fail-closed
-     * mode, or a local fallback that failed too), and a cost above the limit is refused whatever the
-     * failure mode; only then does the source tell allowed, fail-open and fallback apart.
+     * mode, or a local fallback that failed too), or let through in shadow mode, and a cost above the
+     * limit is refused whatever the failure mode; only then does the source tell allowed, fail-open
+     * and fallback apart.
      */
     static Outcome of(DecisionEvent event) {
         Decision d = event.decision();
         if (d.verdict() == Verdict.STORE_UNAVAILABLE) {
-            return UNAVAILABLE;
+            // Shadow mode lets it through: the store failed and the request passed, as with FAIL_OPEN.
+            return event.shadow() ? FAILED_OPEN : UNAVAILABLE;
         }
         boolean fallback = d.source() == Source.LOCAL_FALLBACK;
         if (d.allowed()) {

@@ -157,4 +157,14 @@ class MicrometerListenerTest {
         assertThat(decisions("fallback_rejected")).as("not a 429").isZero();
         assertThat(registry.get("ratelimit.remaining.percent").summary().count()).as("it knows no remaining quota").isZero();
     }
+
+    @Test
+    void countsAnOutageInShadowModeAsLetThroughNotAsA503() {
+        // Shadow mode passes every request, also one the store could not decide under FAIL_CLOSED.
+        Decision unavailable = new Decision(Verdict.STORE_UNAVAILABLE, Source.FAIL_CLOSED, login.policies().get(0), 5, 0, 0, 1_000);
+        listener.onDecision(new DecisionEvent("free", "login", login, unavailable, true, 10));
+
+        assertThat(decisions("failed_open")).isEqualTo(1);
+        assertThat(decisions("unavailable")).as("no 503 was answered").isZero();
+    }
 }

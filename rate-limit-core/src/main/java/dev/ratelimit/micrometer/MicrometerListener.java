@@ -43,7 +43,9 @@ import java.util.function.LongSupplier;
  *   <li>{@code ratelimit_tracked_keys}: when given a supplier (e.g. {@code memoryStore::trackedKeys}).</li>
  * </ul>
  * Meters are created once per tag combination and cached; recording a decision allocates nothing
- * after the first.
+ * after the first. Counters and timers of several listeners on one registry add up; the health and
+ * tracked-keys gauges are the latest listener's: one created later on the same registry (after a
+ * reload, say) takes them over from its predecessor.
  */
 public final class MicrometerListener implements RateLimitListener {
     /*
@@ -77,9 +79,9 @@ public final class MicrometerListener implements RateLimitListener {
         this.storeError = storeTimer("error");
         this.storeErrors = Counter.builder("ratelimit.store.errors").description("Store calls that failed").register(registry);
         for (StoreHealth state : StoreHealth.values()) {
-            Gauge.builder("ratelimit.store.health", health, h -> h.get() == state ? 1 : 0)
+            replace(Gauge.builder("ratelimit.store.health", health, h -> h.get() == state ? 1 : 0)
                     .description("1 for the store's current health state")
-                    .tag("state", tag(state)).register(registry);
+                    .tag("state", tag(state)), "ratelimit.store.health", "state", tag(state));
         }
         StoreHealth[] states = StoreHealth.values();
         this.healthChanges = new Counter[states.length][states.length];
@@ -95,9 +97,22 @@ public final class MicrometerListener implements RateLimitListener {
         if (trackedKeys != null) {
             // A strong reference: a method reference such as memoryStore::trackedKeys is held by
             // nothing else, and a weakly held one would be collected and read NaN.
-            Gauge.builder("ratelimit.tracked.keys", trackedKeys, s -> (double) s.getAsLong())
-                    .description("Client keys currently tracked by the in-memory store").strongReference(true).register(registry);
+            replace(Gauge.builder("ratelimit.tracked.keys", trackedKeys, s -> (double) s.getAsLong())
+                    .description("Client keys currently tracked by the in-memory store").strongReference(true), "ratelimit.tracked.keys");
         }
+    }
+
+    /**
+     * Registers {@code gauge}, replacing one of the same name and tags: Micrometer would keep the
+     * earlier gauge and ignore this one, so after a reload the gauge would go on reading the old
+     * listener's health and the old store's keys (and keep that store in memory).
+     */
+    private void replace(Gauge.Builder<?> gauge, String name, String... tags) {
+        Gauge earlier = registry.find(name).tags(tags).gauge();
+        if (earlier != null) {
+            registry.remove(earlier);
+        }
+        gauge.register(registry);
     }
 
     /** A listener recording into {@code registry}. */

@@ -167,4 +167,24 @@ class MicrometerListenerTest {
         assertThat(decisions("failed_open")).isEqualTo(1);
         assertThat(decisions("unavailable")).as("no 503 was answered").isZero();
     }
+
+    @Test
+    void aListenerCreatedLaterOnTheSameRegistryPublishesTheHealthAndTrackedKeysGauges() {
+        // A reload: a new store and listener replace the old ones on the application's registry.
+        MemoryStore reloaded = MemoryStore.builder().clock(clock).build();
+        MicrometerListener replacement = MicrometerListener.of(registry, reloaded::trackedKeys);
+        reloaded.limiter(login).tryAcquire("ip:203.0.113.7");
+        reloaded.limiter(login).tryAcquire("ip:203.0.113.8");
+        limiter.tryAcquire("ip:203.0.113.9");
+
+        replacement.onHealthChange(StoreHealth.UP, StoreHealth.DEGRADED);
+        replacement.onHealthChange(StoreHealth.DEGRADED, StoreHealth.CIRCUIT_OPEN);
+
+        assertThat(registry.get("ratelimit.store.health").tag("state", "circuit_open").gauge().value()).isEqualTo(1);
+        assertThat(registry.get("ratelimit.store.health").tag("state", "up").gauge().value()).isZero();
+        assertThat(registry.find("ratelimit.store.health").gauges()).hasSize(3);
+        assertThat(registry.get("ratelimit.tracked.keys").gauge().value()).as("the new store's keys").isEqualTo(2);
+        assertThat(registry.find("ratelimit.tracked.keys").gauges()).hasSize(1);
+        assertThat(healthChanges("degraded", "circuit_open")).as("counters are shared").isEqualTo(1);
+    }
 }

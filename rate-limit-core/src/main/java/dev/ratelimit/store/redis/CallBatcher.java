@@ -1,8 +1,8 @@
 package dev.ratelimit.store.redis;
 
 import redis.clients.jedis.AbstractPipeline;
-import redis.clients.jedis.JedisCluster;
-import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -26,7 +26,8 @@ import java.util.concurrent.locks.LockSupport;
  * <p>A failure of the batch (a broken connection, a timeout) is every call's failure; a timeout is
  * also the failure of every call still queued, so that no caller waits out more than the timeout
  * it found in flight and its own. An error reply (such as NOSCRIPT) is the failure of its own call
- * only. Redis Cluster clients are not batched: their calls go one by one, each to the node owning its keys.
+ * only. Redis Cluster clients (and any client not known to talk to one server) are not batched:
+ * their calls go one by one, each to the node owning its keys.
  */
 final class CallBatcher {
     /**
@@ -167,8 +168,12 @@ final class CallBatcher {
         }
     }
 
-    /** Whether calls through {@code redis} can be batched: all but Redis Cluster clients. */
+    /**
+     * Whether calls through {@code redis} can be batched: clients known to talk to one server, a node
+     * or Sentinel's master. Not any other {@link UnifiedJedis}: one built on a cluster connection
+     * provider routes each call by its key but would pipeline them all to a single node.
+     */
     private static boolean batchable(UnifiedJedis redis) {
-        return !(redis instanceof RedisClusterClient || redis instanceof JedisCluster);
+        return redis instanceof RedisClient || redis instanceof RedisSentinelClient;
     }
 }

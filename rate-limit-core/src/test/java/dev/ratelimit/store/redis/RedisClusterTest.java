@@ -1,14 +1,20 @@
 package dev.ratelimit.store.redis;
 
 import dev.ratelimit.Decision;
+import dev.ratelimit.FailureMode;
 import dev.ratelimit.Limit;
 import dev.ratelimit.Policy;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Source;
+import dev.ratelimit.StoreHealth;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.testing.RedisCluster;
 import dev.ratelimit.testing.RedisServer;
 import org.junit.jupiter.api.AfterAll;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.providers.ClusterConnectionProvider;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -82,6 +88,24 @@ class RedisClusterTest {
             Decision last = limiter.tryAcquire(client, 1);
             assertThat(last.verdict()).isEqualTo(Verdict.ALLOWED);
             assertThat(last.remaining()).isZero();
+        }
+    }
+
+    @Test
+    void aPlainUnifiedJedisRoutingToTheClusterIsCalledOneByOneNotPipelinedToOneNode() {
+        // Jedis' own cluster-routing UnifiedJedis, whose pipelined() would send every call to one node.
+        Set<HostAndPort> nodes = new HashSet<>();
+        cluster.currentMasters().forEach(m -> nodes.add(new HostAndPort("127.0.0.1", m.port())));
+        try (UnifiedJedis client = new UnifiedJedis(new ClusterConnectionProvider(nodes,
+                DefaultJedisClientConfig.builder().timeoutMillis(2_000).build()), 3, Duration.ofSeconds(2));
+             RedisStore passedIn = RedisStore.builder().client(client).failureMode(FailureMode.FAIL_CLOSED).build()) {
+            RateLimiter limiter = passedIn.limiter(Limit.of("passed-in", Policy.fixedWindow(3, LONG)));
+            for (int i = 0; i < 30; i++) {
+                Decision d = limiter.tryAcquire("passed-in-" + i);
+                assertThat(d.source()).as("client %d", i).isEqualTo(Source.STORE);
+                assertThat(d.remaining()).isEqualTo(2);
+            }
+            assertThat(passedIn.health()).isEqualTo(StoreHealth.UP);
         }
     }
 

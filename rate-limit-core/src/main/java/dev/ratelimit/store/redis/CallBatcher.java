@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
 
 /**
  * Lets concurrent decisions share round trips to one Redis node. Each decision is still one script
@@ -40,16 +41,23 @@ final class CallBatcher {
     static final int MAX_BATCH = 64;
 
     private final boolean enabled;
+    private final Predicate<UnifiedJedis> batchable;
     private final ConcurrentLinkedQueue<Call> queue = new ConcurrentLinkedQueue<>();
     private final AtomicInteger senders = new AtomicInteger();
 
     CallBatcher(boolean enabled) {
+        this(enabled, CallBatcher::talksToOneServer);
+    }
+
+    /** @param batchable whether calls through a client may be batched (tests batch through a fake client) */
+    CallBatcher(boolean enabled, Predicate<UnifiedJedis> batchable) {
         this.enabled = enabled;
+        this.batchable = batchable;
     }
 
     /** EVALSHA {@code sha1} with {@code keys} and {@code args}, in a batch when that is possible. */
     Object evalsha(UnifiedJedis redis, String sha1, List<String> keys, List<String> args) {
-        if (!enabled || !batchable(redis)) {
+        if (!enabled || !batchable.test(redis)) {
             return redis.evalsha(sha1, keys, args);
         }
         return call(redis, new Call(false, sha1, keys, args));
@@ -57,7 +65,7 @@ final class CallBatcher {
 
     /** FCALL {@code function} with {@code keys} and {@code args}, in a batch when that is possible. */
     Object fcall(UnifiedJedis redis, String function, List<String> keys, List<String> args) {
-        if (!enabled || !batchable(redis)) {
+        if (!enabled || !batchable.test(redis)) {
             return redis.fcall(function, keys, args);
         }
         return call(redis, new Call(true, function, keys, args));
@@ -173,7 +181,7 @@ final class CallBatcher {
      * or Sentinel's master. Not any other {@link UnifiedJedis}: one built on a cluster connection
      * provider routes each call by its key but would pipeline them all to a single node.
      */
-    private static boolean batchable(UnifiedJedis redis) {
+    private static boolean talksToOneServer(UnifiedJedis redis) {
         return redis instanceof RedisClient || redis instanceof RedisSentinelClient;
     }
 }

@@ -36,7 +36,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class CallBatcherTest {
     private static final List<Long> REPLY = List.of(0L, 0L, 9L, 100L, 0L);
     private final HeldRedis redis = new HeldRedis();
-    private final CallBatcher batcher = new CallBatcher(true);
+    private final CallBatcher batcher = new CallBatcher(true, client -> true);
     private final ExecutorService threads = Executors.newCachedThreadPool();
     private final List<Thread> callers = new CopyOnWriteArrayList<>();
 

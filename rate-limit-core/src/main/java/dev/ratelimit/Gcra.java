@@ -13,7 +13,7 @@ import java.time.Duration;
  * The emission interval {@code period / rate} is kept as an exact fraction, so the timestamp is a
  * whole microsecond plus a remainder in units of 1/{@link #ratePerUnit()} µs; nothing drifts.
  *
- * @param rate   requests per {@code period}, {@code > 0}
+ * @param rate   requests per {@code period}, {@code > 0}; {@link #ratePerUnit()} below 2^53
  * @param period the period of {@code rate}, positive, whole microseconds
  * @param burst  the most requests that can pass back to back, {@code > 0}; {@code burst * intervalUnits}
  *               below 2^53, and the time to recover a full burst at most 2^52 µs (about 142 years)
@@ -26,6 +26,8 @@ public record Gcra(long rate, Duration period, long burst) implements Policy {
         long periodMicros = Durations.positiveMicros("period", period);
         Exact.requirePositive("burst", burst);
         long interval = periodMicros / Exact.gcd(rate, periodMicros);
+        Exact.requireExact("rate", rate / Exact.gcd(rate, periodMicros),
+                "rate " + rate + " per period " + period + "; admit fewer requests per microsecond");
         Exact.requireExact("burst", Exact.productOrOverflow(burst, interval),
                 "burst " + burst + " x period " + period + " / rate " + rate + "; lower the burst or shorten the period");
         // The theoretical arrival time runs up to this far ahead of the clock, and is stored.

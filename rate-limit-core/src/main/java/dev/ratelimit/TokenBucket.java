@@ -18,7 +18,7 @@ import java.time.Duration;
  *
  * @param capacity     the most tokens the bucket holds, {@code > 0}; {@code capacity * unitsPerToken} below
  *                     2^53, and the time to refill from empty at most 2^52 µs (about 142 years)
- * @param refillTokens tokens added per {@code refillPeriod}, {@code > 0}
+ * @param refillTokens tokens added per {@code refillPeriod}, {@code > 0}; {@link #refillUnitsPerMicro()} below 2^53
  * @param refillPeriod the period of {@code refillTokens}, positive, whole microseconds
  */
 public record TokenBucket(long capacity, long refillTokens, Duration refillPeriod) implements Policy {
@@ -29,6 +29,8 @@ public record TokenBucket(long capacity, long refillTokens, Duration refillPerio
         Exact.requirePositive("refillTokens", refillTokens);
         long periodMicros = Durations.positiveMicros("refillPeriod", refillPeriod);
         long unitsPerToken = periodMicros / Exact.gcd(refillTokens, periodMicros);
+        Exact.requireExact("refillTokens", refillTokens / Exact.gcd(refillTokens, periodMicros),
+                "refillTokens " + refillTokens + " per refillPeriod " + refillPeriod + "; refill fewer tokens per microsecond");
         Exact.requireExact("capacity", Exact.productOrOverflow(capacity, unitsPerToken),
                 "capacity " + capacity + " x refillPeriod " + refillPeriod + " / refillTokens " + refillTokens
                         + "; lower the capacity or use a shorter refill period");

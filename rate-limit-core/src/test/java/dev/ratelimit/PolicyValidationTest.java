@@ -56,6 +56,22 @@ class PolicyValidationTest {
     }
 
     @Test
+    void refusesRefillRatesBeyondExactArithmeticWhichLuaWouldRoundToZero() {
+        // Redis' Lua holds numbers as doubles: a rate of 2^53 units per µs or more is not exact there.
+        assertThatThrownBy(() -> Policy.tokenBucket(10, Long.MAX_VALUE, Duration.ofNanos(1_000)))
+                .hasMessageStartingWith("refillTokens: is too large for exact arithmetic");
+        assertThatThrownBy(() -> Policy.tokenBucket(10, 1L << 53, Duration.ofNanos(1_000)))
+                .hasMessageStartingWith("refillTokens: is too large for exact arithmetic");
+        assertThatThrownBy(() -> Policy.gcra(Long.MAX_VALUE, Duration.ofNanos(1_000), 5))
+                .hasMessageStartingWith("rate: is too large for exact arithmetic");
+        assertThat(Policy.tokenBucket(10, (1L << 53) - 1, Duration.ofNanos(1_000)).refillUnitsPerMicro()).isEqualTo((1L << 53) - 1);
+        // Judged on the reduced rate: 2^58 tokens per 10^6 µs is 2^52 units per µs (gcd 2^6).
+        assertThat(Policy.tokenBucket(10, 1L << 58, Duration.ofSeconds(1)).refillUnitsPerMicro()).isEqualTo(1L << 52);
+        assertThatThrownBy(() -> Policy.tokenBucket(10, 1L << 59, Duration.ofSeconds(1)))
+                .hasMessageStartingWith("refillTokens: is too large for exact arithmetic");
+    }
+
+    @Test
     void reducesRatesToExactFractions() {
         TokenBucket thousandPerDay = Policy.tokenBucket(1000, 1000, Duration.ofDays(1));
         assertThat(thousandPerDay.unitsPerToken()).isEqualTo(86_400_000L);

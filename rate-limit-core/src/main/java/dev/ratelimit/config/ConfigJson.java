@@ -11,7 +11,10 @@ import dev.ratelimit.Policy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -36,8 +39,22 @@ final class ConfigJson {
         try (InputStream in = Files.newInputStream(file)) {
             return read(in, file.toString());
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read rate-limit configuration " + file + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot read rate-limit configuration " + file + ": " + reason(e), e);
         }
+    }
+
+    /** Why a file could not be read, in words: a NoSuchFileException's message is only the path. */
+    private static String reason(IOException e) {
+        if (e instanceof NoSuchFileException) {
+            return "no such file";
+        }
+        if (e instanceof AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof FileSystemException f && f.getReason() != null) {
+            return f.getReason();
+        }
+        return e.toString();
     }
 
     static RateLimitConfig readResource(String resource) {

@@ -26,14 +26,16 @@ class ReadmeExampleTest {
 
     @Test
     void theReadmeExampleRunsAsDocumented() {
-        ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         PrintStream original = System.out;
         System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
         try {
         // README:begin
+        // A clock that stands still, so that the output below is exact. In production omit it and
+        // .clock(clock): the store then reads Clock.system().
+        ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
         MemoryStore store = MemoryStore.builder()
-                .clock(clock)                  // omit in production: defaults to Clock.system()
+                .clock(clock)
                 .maxKeysPerLimit(100_000)
                 .build();
         // Bursts of 10, then 1 per second; and never more than 100 an hour.

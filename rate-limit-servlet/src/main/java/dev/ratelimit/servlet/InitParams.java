@@ -146,7 +146,10 @@ final class InitParams {
         try {
             return builder.settings();
         } catch (InvalidConfigurationException e) {
-            throw new ServletException(prefix() + "init-param " + paramOf(e.path()) + ": " + e.problem(), e);
+            String name = paramOf(e.path());
+            String value = param(name);
+            throw value != null ? invalid(name, value, e.problem())
+                    : new ServletException(prefix() + "init-param " + name + ": " + e.problem(), e);
         }
     }
 
@@ -237,7 +240,11 @@ final class InitParams {
             builder.config(RateLimitConfig.fromJson(Path.of(where)));
         } catch (InvalidConfigurationException e) {
             throw new ServletException(prefix() + "init-param config=\"" + ThrottledLog.clean(where) + "\": " + e.getMessage(), e);
-        } catch (IOException | UncheckedIOException | java.nio.file.InvalidPathException e) {
+        } catch (UncheckedIOException e) {
+            // "cannot read rate-limit configuration <file>: no such file", or another reason
+            throw new ServletException(prefix() + "init-param config=\"" + ThrottledLog.clean(where) + "\": "
+                    + ThrottledLog.clean(String.valueOf(e.getMessage())), e);
+        } catch (IOException | java.nio.file.InvalidPathException e) {
             throw new ServletException(prefix() + "init-param config=\"" + ThrottledLog.clean(where) + "\": cannot read it: "
                     + ThrottledLog.clean(String.valueOf(e.getMessage())), e);
         }

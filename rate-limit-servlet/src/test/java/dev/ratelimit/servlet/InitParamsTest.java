@@ -27,7 +27,7 @@ class InitParamsTest {
     @CsvSource(delimiter = '|', value = {
             "header-style       | xyz             | init-param header-style=\"xyz\": must be x, ietf or both",
             "max-api-key-length | abc             | init-param max-api-key-length=\"abc\": must be a whole number",
-            "max-api-key-length | 0               | init-param max-api-key-length: must be 1-8192, was 0",
+            "max-api-key-length | 0               | init-param max-api-key-length=\"0\": must be 1-8192, was 0",
             "ipv6-prefix-length | 16              | init-param ipv6-prefix-length=\"16\": must be 32-128, was 16",
             "ipv6-prefix-length | /64             | init-param ipv6-prefix-length=\"/64\": must be a whole number",
             "trusted-proxies    | 10.0.0.0/33     | init-param trusted-proxies=\"10.0.0.0/33\": prefix length must be 0-32, was \"10.0.0.0/33\"",
@@ -37,12 +37,12 @@ class InitParamsTest {
             "dispatcher-types   | REQUEST,NOPE    | init-param dispatcher-types=\"REQUEST,NOPE\": must be a comma-separated list",
             "dispatcher-types   | ,               | init-param dispatcher-types=\",\": must be a comma-separated list",
             "forwarded-header   | X-Real-IP       | init-param forwarded-header=\"X-Real-IP\": must be X-Forwarded-For or Forwarded",
-            "api-key-header     | X API Key       | init-param api-key-header: must be an HTTP header name, was \"X API Key\"",
+            "api-key-header     | X API Key       | init-param api-key-header=\"X API Key\": must be an HTTP header name, was \"X API Key\"",
             "max-keys-per-limit | 0               | init-param max-keys-per-limit=\"0\": must be >= 1, was 0",
             "redis-key-prefix   | rl:             | init-param redis-key-prefix=\"rl:\": applies only to a Redis store, but store is memory",
             "store              | memcached://h:1 | init-param store=\"memcached://h:1\": must be memory or a Redis URL",
             "config             | classpath:none.json | init-param config=\"classpath:none.json\": classpath resource not found",
-            "config             | /no/such/file.json  | init-param config=\"/no/such/file.json\": cannot read it",
+            "config             | /no/such/file.json  | init-param config=\"/no/such/file.json\": cannot read rate-limit configuration /no/such/file.json: no such file",
             "config             | classpath:configs/bad-capacity.json | tiers.pro.scan.capacity: must be > 0, was 0",
             "config             | classpath:configs/trailing-slash-rule.json | init-param config=\"classpath:configs/trailing-slash-rule.json\": endpoints[0].path",
     })

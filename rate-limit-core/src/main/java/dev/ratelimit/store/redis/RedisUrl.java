@@ -76,7 +76,7 @@ record RedisUrl(Kind kind, boolean tls, String user, String password, List<Node>
         }
         String rest = url.substring(schemeEnd + 3);
         if (rest.indexOf('?') >= 0 || rest.indexOf('#') >= 0) {
-            throw bad(url, "must not have a query or fragment; set options on the builder");
+            throw bad(url, "must not have a query or fragment: options such as timeouts are the store's settings, not the URL's");
         }
         String user = null;
         String password = null;

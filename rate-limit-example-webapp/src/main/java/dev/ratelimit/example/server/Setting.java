@@ -23,7 +23,7 @@ public enum Setting {
             "hash client ids in Redis keys with HMAC-SHA-256 under this secret (16+ characters, the same on every "
                     + "instance), so readers of Redis cannot test IP addresses against them; Redis only"),
     TRUSTED_PROXIES("RATE_LIMIT_TRUSTED_PROXIES", "none",
-            "comma-separated CIDR blocks whose X-Forwarded-For is believed, e.g. 10.0.0.0/8"),
+            "comma-separated IP addresses and CIDR blocks whose X-Forwarded-For is believed, e.g. 10.0.0.0/8,127.0.0.1"),
     FILTER("RATE_LIMIT_FILTER", "on",
             "off serves /api/* without the rate-limit filter, to measure what the filter costs"),
     SHUTDOWN_TIMEOUT("SHUTDOWN_TIMEOUT", "10s", "how long in-flight requests may take to finish on SIGTERM, at most 1d");

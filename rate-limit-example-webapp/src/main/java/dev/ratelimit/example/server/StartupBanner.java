@@ -32,14 +32,22 @@ final class StartupBanner {
         StringBuilder s = new StringBuilder("rate-limit example listening on ").append(uri).append('\n');
         s.append("  store:  ").append(store).append('\n');
         s.append("  config: ").append(configSource).append('\n');
+        if (config.shadow()) {
+            s.append("  shadow mode: limits are counted and shown in headers but never enforced (no 429)\n");
+        }
         List<String[]> rows = new ArrayList<>();
         rows.add(new String[] {"tier", "endpoint", "route", "limit"});
         for (var tier : config.tiers().entrySet()) {
             for (EndpointRule rule : config.endpoints()) {
                 Limit limit = tier.getValue().get(rule.name());
-                String route = rule.method() + " " + rule.path() + (rule.cost() > 1 ? " (cost " + rule.cost() + ")" : "");
+                String route = rule.method() + " " + rule.path() + (rule.cost() > 1 ? " (cost " + rule.cost() + ")" : "")
+                        + (rule.shadow() && !config.shadow() ? " (shadow: not enforced)" : "");
                 rows.add(new String[] {tier.getKey(), rule.name(), route, PolicyText.describe(limit)});
             }
+        }
+        if (rows.size() == 1) {
+            rows.clear();
+            s.append("  no endpoint rules\n");
         }
         int[] widths = new int[4];
         for (String[] row : rows) {
@@ -55,8 +63,12 @@ final class StartupBanner {
             s.append("; never limited: ").append(String.join(", ", config.allowlist().paths()));
         }
         s.append('\n');
-        s.append("  tiers by API key prefix (X-API-Key): ").append(prefixes(config))
-                .append("; other keys and no key: ").append(config.defaultTier()).append('\n');
+        if (config.tierPrefixes().isEmpty()) {
+            s.append("  every client (any X-API-Key, or none) is in tier ").append(config.defaultTier()).append('\n');
+        } else {
+            s.append("  tiers by API key prefix (X-API-Key): ").append(prefixes(config))
+                    .append("; other keys and no key: ").append(config.defaultTier()).append('\n');
+        }
         s.append("  try: curl -i -H 'X-API-Key: sk-free-demo' ").append(uri).append("/api/scan").append('\n');
         s.append("  watch: ").append(uri).append("/dashboard (live charts), ").append(uri).append("/metrics (Prometheus)");
         return s.toString();

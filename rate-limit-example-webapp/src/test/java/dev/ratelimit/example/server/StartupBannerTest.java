@@ -1,13 +1,16 @@
 package dev.ratelimit.example.server;
 
+import dev.ratelimit.Policy;
+import dev.ratelimit.config.EndpointRule;
 import dev.ratelimit.config.RateLimitConfig;
 import org.junit.jupiter.api.Test;
 
 import java.net.URI;
+import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The start-up log: URL, store, and every tier's limits as a table. */
+/** The start-up log: URL, store, every tier's limits as a table, and whether they are enforced. */
 class StartupBannerTest {
 
     @Test
@@ -33,5 +36,43 @@ class StartupBannerTest {
                   tiers by API key prefix (X-API-Key): sk-free-* free, sk-pro-* pro, sk-ent-* enterprise; other keys and no key: free
                   try: curl -i -H 'X-API-Key: sk-free-demo' http://localhost:8080/api/scan
                   watch: http://localhost:8080/dashboard (live charts), http://localhost:8080/metrics (Prometheus)""");
+    }
+
+    private static String render(RateLimitConfig config) {
+        return StartupBanner.render(URI.create("http://localhost:8080"), "in memory", config, "c.json")
+                .replace(System.lineSeparator(), "\n");
+    }
+
+    @Test
+    void saysWhenShadowModeLeavesLimitsUnenforced() {
+        RateLimitConfig everywhere = RateLimitConfig.builder().limit("free", "scan", Policy.fixedWindow(3, Duration.ofMinutes(1)))
+                .endpoint(EndpointRule.of("GET", "/api/scan", "scan")).shadow(true).build();
+        assertThat(render(everywhere)).contains("""
+                  config: c.json
+                  shadow mode: limits are counted and shown in headers but never enforced (no 429)
+                  tier  endpoint  route          limit
+                  free  scan      GET /api/scan  fixed window 3/1m
+                """);
+
+        RateLimitConfig oneRule = RateLimitConfig.builder().limit("free", "scan", Policy.fixedWindow(3, Duration.ofMinutes(1)))
+                .limit("free", "login", Policy.fixedWindow(5, Duration.ofMinutes(1)))
+                .endpoint(new EndpointRule("GET", "/api/scan", "scan", 1, true))
+                .endpoint(EndpointRule.of("POST", "/api/login", "login")).build();
+        assertThat(render(oneRule)).doesNotContain("shadow mode:").contains("""
+                  free  scan      GET /api/scan (shadow: not enforced)  fixed window 3/1m
+                  free  login     POST /api/login                       fixed window 5/1m
+                """);
+    }
+
+    @Test
+    void aConfigWithoutRulesOrPrefixesReadsAsSentences() {
+        RateLimitConfig bare = RateLimitConfig.builder().tier("free").unmatched(Policy.fixedWindow(3, Duration.ofMinutes(1))).build();
+
+        assertThat(render(bare)).contains("""
+                  config: c.json
+                  no endpoint rules
+                  unmatched /api paths: fixed window 3/1m
+                  every client (any X-API-Key, or none) is in tier free
+                """).doesNotContain("tier  endpoint").doesNotContain("prefix");
     }
 }

@@ -64,6 +64,7 @@ final class ExampleApp implements AutoCloseable {
             options.failureMode().ifPresent(redis::failureMode);
             options.fallbackShare().ifPresent(redis::fallbackShare);
             options.redisTimeout().ifPresent(t -> redis.connectTimeout(t).readTimeout(t));
+            options.redisKeyPrefix().ifPresent(redis::keyPrefix);
             options.clientKeySecret().ifPresent(redis::clientKeySecret);
             store = redis.build();
             FailureMode mode = options.failureMode().orElse(FailureMode.LOCAL_FALLBACK);

@@ -27,13 +27,14 @@ import java.util.Optional;
  * @param failureMode    empty for the defaults: the Redis store's (LOCAL_FALLBACK), the filter's (FAIL_OPEN)
  * @param fallbackShare  empty for the Redis store's default
  * @param redisTimeout   empty for the Redis store's default
+ * @param redisKeyPrefix empty for the Redis store's default ({@code rl:})
  * @param clientKeySecret empty for the Redis store's plain SHA-256 client hash
  * @param filterOn       false: no rate-limit filter is installed (to measure its cost)
  * @param help           {@code --help} was given: print the usage and stop
  */
 record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimitConfig config, String configSource,
                       Optional<FailureMode> failureMode, Optional<Double> fallbackShare, Optional<Duration> redisTimeout,
-                      Optional<String> clientKeySecret,
+                      Optional<String> redisKeyPrefix, Optional<String> clientKeySecret,
                       List<String> trustedProxies, Duration shutdownTimeout, boolean filterOn, boolean help) {
     /** The longest shutdown timeout: Jetty's stop timeout and the stop log must not overflow. */
     private static final Duration MAX_SHUTDOWN_TIMEOUT = Duration.ofDays(1);
@@ -70,7 +71,7 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
     public String toString() {
         return "ExampleOptions[port=" + port + ", host=" + host + ", redisUrl=" + redisUrl.map(ExampleOptions::masked)
                 + ", configSource=" + configSource + ", failureMode=" + failureMode + ", fallbackShare=" + fallbackShare
-                + ", redisTimeout=" + redisTimeout + ", clientKeySecret=" + clientKeySecret.map(x -> "(hidden)")
+                + ", redisTimeout=" + redisTimeout + ", redisKeyPrefix=" + redisKeyPrefix + ", clientKeySecret=" + clientKeySecret.map(x -> "(hidden)")
                 + ", trustedProxies=" + trustedProxies + ", shutdownTimeout=" + shutdownTimeout + ", filterOn=" + filterOn + "]";
     }
 
@@ -203,6 +204,18 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
             rt.requireRedis(redisUrl);
         }
 
+        Optional<String> redisKeyPrefix = Optional.empty();
+        Raw kp = raw.get(Setting.REDIS_KEY_PREFIX);
+        if (kp != null) {
+            try {
+                RedisStore.builder().keyPrefix(kp.value());
+            } catch (InvalidConfigurationException e) {
+                throw kp.invalid(printable(e.problem()));
+            }
+            kp.requireRedis(redisUrl);
+            redisKeyPrefix = Optional.of(kp.value());
+        }
+
         Optional<String> clientKeySecret = Optional.empty();
         Raw ks = raw.get(Setting.REDIS_CLIENT_KEY_SECRET);
         if (ks != null) {
@@ -250,7 +263,8 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
                 default -> throw fo.invalid("must be on or off");
             }
         }
-        return new ExampleOptions(port, host, redisUrl, config, configSource, mode, share, redisTimeout, clientKeySecret, proxies,
+        return new ExampleOptions(port, host, redisUrl, config, configSource, mode, share, redisTimeout, redisKeyPrefix, clientKeySecret,
+                proxies,
                 timeout, filterOn, help);
     }
 
@@ -283,6 +297,7 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
             case FAILURE_MODE -> "FAIL_CLOSED";
             case FALLBACK_SHARE -> "0.5";
             case REDIS_TIMEOUT -> "250ms";
+            case REDIS_KEY_PREFIX -> "shop:";
             case REDIS_CLIENT_KEY_SECRET -> "a-long-random-secret";
             case TRUSTED_PROXIES -> "10.0.0.0/8";
             case FILTER -> "off";

@@ -103,6 +103,10 @@ class ExampleOptionsTest {
                 .isEqualTo("RATE_LIMIT_FAILURE_MODE=\"sometimes\": must be FAIL_OPEN, FAIL_CLOSED or LOCAL_FALLBACK");
         assertThat(problem(Map.of("RATE_LIMIT_FAILURE_MODE", "local_fallback")))
                 .isEqualTo("RATE_LIMIT_FAILURE_MODE=\"local_fallback\": LOCAL_FALLBACK applies only to a Redis store; set REDIS_URL too");
+        assertThat(problem(Map.of("RATE_LIMIT_REDIS_KEY_PREFIX", "shop:")))
+                .isEqualTo("RATE_LIMIT_REDIS_KEY_PREFIX=\"shop:\": applies only to a Redis store; set REDIS_URL too");
+        assertThat(problem(Map.of("REDIS_URL", "redis://cache:6379"), "--redis-key-prefix=shop {a}"))
+                .startsWith("--redis-key-prefix=\"shop {a}\": must be at most 64 printable");
         assertThat(problem(Map.of("RATE_LIMIT_FALLBACK_SHARE", "0.5")))
                 .isEqualTo("RATE_LIMIT_FALLBACK_SHARE=\"0.5\": applies only to a Redis store; set REDIS_URL too");
         assertThat(problem(Map.of("REDIS_URL", "redis://cache:6379", "RATE_LIMIT_FAILURE_MODE", "FAIL_OPEN"), "--fallback-share=0.5"))
@@ -149,7 +153,8 @@ class ExampleOptionsTest {
             assertThat(usage).contains(s.flag() + "=...", s.env());
         }
         assertThat(List.of(Setting.values()).stream().map(Setting::flag)).containsExactly("--port", "--host", "--redis-url",
-                "--config", "--failure-mode", "--fallback-share", "--redis-timeout", "--redis-client-key-secret", "--trusted-proxies",
+                "--config", "--failure-mode", "--fallback-share", "--redis-timeout", "--redis-key-prefix", "--redis-client-key-secret",
+                "--trusted-proxies",
                 "--filter", "--shutdown-timeout");
     }
 

@@ -91,6 +91,26 @@ class RedisModeTest {
     }
 
     @Test
+    void twoDeploymentsWithTheirOwnKeyPrefixesKeepApartOnOneRedis() {
+        Map<String, String> shop = Map.of("REDIS_URL", redis.url(), "RATE_LIMIT_CONFIG", config.toString(),
+                "RATE_LIMIT_REDIS_KEY_PREFIX", "shop:");
+        Map<String, String> blog = Map.of("REDIS_URL", redis.url(), "RATE_LIMIT_CONFIG", config.toString(),
+                "RATE_LIMIT_REDIS_KEY_PREFIX", "blog:");
+        try (RunningExample a = RunningExample.start(Clock.system(), shop); RunningExample b = RunningExample.start(Clock.system(), blog)) {
+            for (int i = 0; i < 3; i++) {
+                assertThat(a.get("/api/scan", "X-API-Key", "sk-free-prefixed").statusCode()).isEqualTo(200);
+            }
+            assertThat(a.get("/api/scan", "X-API-Key", "sk-free-prefixed").statusCode()).isEqualTo(429);
+            HttpResponse<String> elsewhere = b.get("/api/scan", "X-API-Key", "sk-free-prefixed");
+
+            assertThat(elsewhere.statusCode()).as("the other deployment's quota").isEqualTo(200);
+            assertThat(elsewhere.headers().firstValue("X-RateLimit-Remaining")).hasValue("2");
+        }
+        assertThat(redis.call("KEYS", "shop:scan:*")).asList().hasSize(1);
+        assertThat(redis.call("KEYS", "blog:scan:*")).asList().hasSize(1);
+    }
+
+    @Test
     void describesTheRedisStoreWithoutItsPassword() {
         ExampleOptions options = options(Map.of("REDIS_URL", "redis://app:s3cret@127.0.0.1:" + redis.port() + "/0",
                 "RATE_LIMIT_FALLBACK_SHARE", "0.5"));

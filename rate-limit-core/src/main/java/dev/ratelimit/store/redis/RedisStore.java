@@ -93,7 +93,10 @@ public final class RedisStore implements RateLimitStore {
         return new Builder();
     }
 
-    /** The store's health: whether Redis answers, fails, or is skipped by the open circuit breaker. */
+    /**
+     * The store's health: whether Redis answers, fails, or is skipped by the open circuit breaker, as
+     * of the last decision that called Redis (or was refused by the breaker); reading it calls nothing.
+     */
     public StoreHealth health() {
         return settings.breakers().health();
     }

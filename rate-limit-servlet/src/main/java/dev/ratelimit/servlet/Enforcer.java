@@ -19,6 +19,7 @@ import dev.ratelimit.servlet.problem.Problem;
 import dev.ratelimit.servlet.problem.ProblemWriter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import org.slf4j.Logger;
 
 import java.io.IOException;
 import java.util.HashMap;
@@ -52,9 +53,12 @@ final class Enforcer {
     private final HeaderStyle headerStyle;
     private final boolean shadow;
     private final ProblemWriter problems = new ProblemWriter();
-    private final ThrottledLog log;
+    /** One throttle per kind of warning: a listener failing on every request must not hide a broken tier resolver. */
+    private final ThrottledLog listenerLog;
+    private final ThrottledLog tierLog;
 
-    Enforcer(Settings settings, ThrottledLog log) {
+    /** @param logger the filter's logger */
+    Enforcer(Settings settings, Logger logger) {
         RateLimitConfig config = settings.config();
         this.endpoints = new Endpoints(config.endpoints());
         requireRules(config);
@@ -67,7 +71,8 @@ final class Enforcer {
         this.listener = settings.listener();
         this.headerStyle = settings.headerStyle();
         this.shadow = settings.shadow() || config.shadow();
-        this.log = log;
+        this.listenerLog = new ThrottledLog(logger, settings.clock());
+        this.tierLog = new ThrottledLog(logger, settings.clock());
         this.unmatched = config.unmatched().isPresent() ? endpoints.size() : -1;
         Binding unmatchedBinding = config.unmatched()
                 .map(limit -> new Binding(limit.name(), settings.store().limiter(limit), LimitHeaders.of(limit), 1, false))
@@ -147,7 +152,7 @@ final class Enforcer {
         String tier = tiers.tier(clientId);
         Binding[] bindings = tier == null ? null : byTier.get(tier);
         if (bindings == null) {
-            log.warn("TierResolver " + tiers.getClass().getName() + " returned a tier the configuration does not define; "
+            tierLog.warn("TierResolver " + tiers.getClass().getName() + " returned a tier the configuration does not define; "
                     + "using the default tier " + defaultTier);
             tier = defaultTier;
             bindings = byTier.get(defaultTier);
@@ -191,7 +196,7 @@ final class Enforcer {
             listener.onDecision(event);
         } catch (RuntimeException | LinkageError e) {
             // A LinkageError too: a missing or mismatched metrics library must not turn requests into 500s.
-            log.warn("RateLimitListener.onDecision threw " + ThrottledLog.describe(e) + "; ignored");
+            listenerLog.warn("RateLimitListener.onDecision threw " + ThrottledLog.describe(e) + "; ignored");
         }
     }
 

@@ -77,7 +77,7 @@ public final class RateLimitFilter implements Filter {
     }
 
     private void start(Settings s) {
-        Enforcer e = new Enforcer(s, log);
+        Enforcer e = new Enforcer(s, LoggerFactory.getLogger(RateLimitFilter.class));
         this.settings = s;
         this.enforcer = e;
     }

@@ -12,8 +12,10 @@ import dev.ratelimit.servlet.client.ClientIdResolver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintStream;
 import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -252,6 +254,35 @@ class RefusalsTest {
 
         start(RateLimitFilter.builder().clientIdResolver(broken).failureMode(FailureMode.FAIL_CLOSED));
         assertThat(server.get("/api/scan").statusCode()).isEqualTo(503);
+    }
+
+    @Test
+    void aListenerWarningEveryRequestDoesNotSilenceTheWarningThatRequestsWentUndecided() {
+        RateLimitListener throwing = new RateLimitListener() {
+            @Override
+            public void onDecision(DecisionEvent event) {
+                throw new IllegalStateException("metrics backend down");
+            }
+        };
+        ClientIdResolver breaksOnDemand = request -> {
+            if (request.getHeader("X-Break") != null) {
+                throw new IllegalStateException("no principal");
+            }
+            return "ip:" + request.getRemoteAddr();
+        };
+        PrintStream stderr = System.err;
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
+        try {
+            start(RateLimitFilter.builder().listener(throwing).clientIdResolver(breaksOnDemand).failureMode(FailureMode.FAIL_CLOSED));
+            assertThat(server.get("/api/scan").statusCode()).isEqualTo(200);
+            assertThat(server.get("/api/scan", "X-Break", "1").statusCode()).isEqualTo(503);
+        } finally {
+            System.setErr(stderr);
+        }
+        String logged = log.toString(StandardCharsets.UTF_8);
+        assertThat(logged).contains("RateLimitListener.onDecision threw java.lang.IllegalStateException");
+        assertThat(logged).contains("RateLimitFilter could not decide a request: java.lang.IllegalStateException");
     }
 
     @Test

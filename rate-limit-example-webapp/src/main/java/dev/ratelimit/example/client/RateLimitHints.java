@@ -123,7 +123,14 @@ record RateLimitHints(long retryAfterMicros, long remaining, long limit, long re
         }
         for (DateTimeFormatter form : httpDateForms(nowMicros)) {
             try {
-                return Math.max(0, form.parse(v, Instant::from).getEpochSecond() * MICROS - nowMicros);
+                long at = form.parse(v, Instant::from).getEpochSecond();
+                // The parser takes years of up to nine digits: a date that far off is a very long wait,
+                // not a product that overflows into no wait at all.
+                long nowSeconds = Math.floorDiv(nowMicros, MICROS);
+                if (at > nowSeconds + MAX_RETRY_AFTER_SECONDS) {
+                    return MAX_RETRY_AFTER_SECONDS * MICROS;
+                }
+                return at < nowSeconds ? 0 : Math.max(0, at * MICROS - nowMicros);
             } catch (DateTimeParseException e) {
                 // the next form
             }

@@ -158,7 +158,7 @@ public final class ResilientClient {
                 record(attempts, new Attempt(number, duration(wait), reason, -1, OptionalLong.empty(), String.valueOf(e)));
                 boolean retryable = e instanceof ConnectException || e instanceof HttpConnectTimeoutException || IDEMPOTENT.contains(method);
                 wait = backoff(number);
-                if (!retryable || number > maxRetries || waited + wait > maxTotalWaitMicros) {
+                if (!retryable || number > maxRetries || wait > maxTotalWaitMicros - waited) {
                     throw e;
                 }
                 reason = "back-off after " + e.getClass().getSimpleName();
@@ -179,7 +179,7 @@ public final class ResilientClient {
             long serverWait = hints.serverWaitMicros();
             long jitter = backoff(number);
             wait = Math.max(serverWait, jitter);
-            if (waited + wait > maxTotalWaitMicros) {
+            if (wait > maxTotalWaitMicros - waited) {
                 return new Exchange(response, attempts, Optional.of("the next wait (" + seconds(wait) + ") would exceed the total wait budget ("
                         + seconds(maxTotalWaitMicros) + ", " + seconds(waited) + " used)"));
             }

@@ -53,6 +53,13 @@ class RateLimitHintsTest {
     }
 
     @Test
+    void readsAnHttpDateCenturiesAwayAsAVeryLongWaitNotAsAnOverflow() {
+        // The parser takes years of up to nine digits; epoch seconds x 10^6 would overflow a long.
+        assertThat(hints("Retry-After", "01 Jan 300000 00:00:00 GMT").serverWaitMicros()).isEqualTo(999_999_999_999_000_000L);
+        assertThat(hints("Retry-After", "21 Nov 461507447 04:01:52 GMT").serverWaitMicros()).isEqualTo(999_999_999_999_000_000L);
+    }
+
+    @Test
     void withoutRetryAfterARefusalWaitsUntilTheQuotaIsBackWhenNothingIsLeft() {
         assertThat(hints("RateLimit", "\"login\";r=0;t=40").serverWaitMicros()).isEqualTo(40_000_000);
         assertThat(hints("RateLimit", "\"login\";r=2;t=40").serverWaitMicros()).isEqualTo(-1);

@@ -82,7 +82,12 @@ public final class ResilientClient {
     /** Route ({@code GET /api/scan}) to when, in clock micros, its next request should go, and why. */
     private final Map<String, Pace> paced = new ConcurrentHashMap<>();
 
-    private record Pace(long untilMicros, String why) {
+    /**
+     * A route's pacing: its next request goes at {@code untilMicros}, the one after a step later.
+     * Each request takes its moment and moves it on, so that threads sharing the client spread out
+     * instead of all waking at the same instant.
+     */
+    private record Pace(long untilMicros, long stepMicros, String why) {
     }
 
     private ResilientClient(Builder b) {
@@ -139,9 +144,16 @@ public final class ResilientClient {
         String route = method + " " + request.uri().getPath();
         List<Attempt> attempts = new ArrayList<>();
         long waited = 0;
-        Pace pace = paced.get(route);
-        long wait = pace == null ? 0 : Math.max(0, pace.untilMicros() - clock.nowMicros());
-        String reason = wait > 0 ? pace.why() : "";
+        long start = clock.nowMicros();
+        long[] slot = {start};
+        String[] why = {""};
+        paced.computeIfPresent(route, (r, p) -> {
+            slot[0] = Math.max(start, p.untilMicros());
+            why[0] = p.why();
+            return new Pace(slot[0] + p.stepMicros(), p.stepMicros(), p.why());
+        });
+        long wait = slot[0] - start;
+        String reason = wait > 0 ? why[0] : "";
         if (wait > maxTotalWaitMicros) {
             wait = 0;
             reason = "";
@@ -236,7 +248,9 @@ public final class ResilientClient {
                 paced.clear();
             }
             String why = "paced: " + hints.remaining() + " left" + (hints.limit() > 0 ? " of " + hints.limit() : "");
-            paced.put(route, new Pace(now + pace, why));
+            // A later moment already taken by a request in flight on another thread stays taken.
+            paced.merge(route, new Pace(now + pace, pace, why),
+                    (old, fresh) -> old.untilMicros() > fresh.untilMicros() ? new Pace(old.untilMicros(), pace, why) : fresh);
         } else {
             paced.remove(route);
         }

@@ -265,6 +265,40 @@ class ResilientClientTest {
     }
 
     @Test
+    void threadsSharingTheClientTakeSuccessivePacedMomentsInsteadOfWakingTogether() throws Exception {
+        // Every answer: 1 of 10 left, the quota back in 9 s: pace min(9 s / 2, 10 s / 10) = 1 s.
+        HttpServer stub = stub(x -> {
+            x.getResponseHeaders().add("RateLimit-Policy", "\"a\";q=10;w=10");
+            x.getResponseHeaders().add("RateLimit", "\"a\";r=1;t=9");
+            x.sendResponseHeaders(200, -1);
+            x.close();
+        });
+        List<Duration> waits = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try {
+            ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).random(NO_JITTER).sleeper(waits::add).build();
+            assertThat(client.get("/api/scan").status()).isEqualTo(200);
+
+            var threads = Executors.newFixedThreadPool(4);
+            try {
+                List<java.util.concurrent.Future<Exchange>> calls = new ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    calls.add(threads.submit(() -> client.get("/api/scan")));
+                }
+                for (var call : calls) {
+                    assertThat(call.get().status()).isEqualTo(200);
+                }
+            } finally {
+                threads.shutdownNow();
+            }
+        } finally {
+            stub.stop(0);
+        }
+        // The clock stands still: before, all four slept until the same moment, 1 s away.
+        assertThat(waits).containsExactlyInAnyOrder(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(3),
+                Duration.ofSeconds(4));
+    }
+
+    @Test
     void aTryWhoseBodyStallsEndsAtTheRequestTimeout() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         HttpServer stub = stub(x -> {

@@ -37,6 +37,11 @@ wanted() { [[ -z $ONLY || ,$ONLY, == *,$1,* ]]; }
 OUT="$ROOT/rate-limit-bench/target/bench-results"
 JAR="$ROOT/rate-limit-bench/target/benchmarks.jar"
 STARTED=$(date -u +%Y-%m-%dT%H:%MZ)
+# The code measured: the table must say which, since the code moves on after a run.
+COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || true)
+if [[ -n $COMMIT ]] && ! git -C "$ROOT" diff --quiet HEAD 2>/dev/null; then
+  COMMIT="$COMMIT (with uncommitted changes)"
+fi
 PIDS=()
 
 log() { echo "[$(date -u +%H:%M:%S)] $*"; }
@@ -298,5 +303,5 @@ fi
 # ---------------------------------------------------------------------------------------------
 log "writing BENCHMARKS.md"
 java -cp "$JAR" dev.ratelimit.bench.report.BenchmarksReport --results "$OUT" --out "$ROOT/BENCHMARKS.md" \
-  --command "$COMMAND" --date "$STARTED" --mode "$MODE"
+  --command "$COMMAND" --date "$STARTED" --mode "$MODE" --commit "$COMMIT"
 log "done"

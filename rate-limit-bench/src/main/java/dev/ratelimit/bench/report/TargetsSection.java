@@ -152,10 +152,7 @@ final class TargetsSection {
         if (Double.isNaN(worst) && !unmeasured) {
             return new Verdict(target, "not measured", "not measured");
         }
-        String measured = "token bucket: " + String.join("; ", cells);
-        if (peer == RedisContenderKind.JEDIS_EVALSHA_RETURN_1) {
-            measured += unpipelined(threads);
-        }
+        String measured = "token bucket: " + String.join("; ", cells) + unpipelined(threads, peer);
         double ours = redis.serverMicros(RedisContenderKind.OURS_TOKEN_BUCKET);
         if (worst < bar && !Double.isNaN(ours)) {
             measured += String.format(Locale.ROOT, " (Redis time per decision: ours %.1f µs, Bucket4j %.1f µs, "
@@ -165,16 +162,17 @@ final class TargetsSection {
     }
 
     /**
-     * The ceiling makes one call per round trip while our store pipelines concurrent callers' calls, so the
-     * ceiling row also shows the token bucket with pipelining off (one pass), where it was measured.
+     * The ceiling and Bucket4j make one call per round trip while our store pipelines concurrent callers'
+     * calls, so each Redis ratio row also shows the token bucket with pipelining off (one pass), where it
+     * was measured: how much of the ratio pipelining makes.
      */
-    private String unpipelined(List<Integer> threads) {
+    private String unpipelined(List<Integer> threads, RedisContenderKind peer) {
+        DoubleFunction<String> format = peer == RedisContenderKind.JEDIS_EVALSHA_RETURN_1 ? Markdown::percent : Markdown::ratio;
         List<String> cells = new ArrayList<>();
         for (int t : threads) {
-            double r = redis.score(RedisContenderKind.OURS_TOKEN_BUCKET_UNPIPELINED, t)
-                    / redis.score(RedisContenderKind.JEDIS_EVALSHA_RETURN_1, t);
+            double r = redis.score(RedisContenderKind.OURS_TOKEN_BUCKET_UNPIPELINED, t) / redis.score(peer, t);
             if (!Double.isNaN(r)) {
-                cells.add(t + " threads " + Markdown.percent(r));
+                cells.add(t + " threads " + format.apply(r));
             }
         }
         return cells.isEmpty() ? "" : "; with pipelining off (one pass): " + String.join("; ", cells);
@@ -264,7 +262,8 @@ final class TargetsSection {
         md.paragraph("Ratios from this run. A ratio target is judged on the median of the paired rounds where the run "
                 + "has them (shown with the rounds' range): each round measures our token bucket and the peer again in "
                 + "consecutive forks, so a slow spell of the shared machine falls on both; the tables further down are one "
-                + "pass over every contender, minutes apart. In-memory targets are judged on our token bucket at 1 thread, "
+                + "pass over every contender, minutes apart. The HTTP target compares the two variants' median rounds "
+                + "(the HTTP table shows each variant's range). In-memory targets are judged on our token bucket at 1 thread, "
                 + "over both key modes; the worst cell decides. A missed target is recorded, not hidden: each links to "
                 + "what we found about it (profiles, experiments, what remains) in docs/benchmarks.md; the profiles of "
                 + "this run are below.");

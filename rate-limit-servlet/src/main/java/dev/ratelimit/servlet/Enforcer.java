@@ -128,6 +128,11 @@ final class Enforcer {
      * @return true to pass the request on
      */
     boolean admit(HttpServletRequest request, HttpServletResponse response, String counted) throws IOException {
+        if (isCorsPreflight(request)) {
+            // A browser's own question before a cross-origin request, with no credentials and no API key:
+            // counting it would spend the address's default-tier quota and refusing it the real request.
+            return true;
+        }
         String path = Endpoints.pathOf(request);
         if (allowlist.allowsPath(path)) {
             return true;
@@ -189,6 +194,12 @@ final class Enforcer {
         };
         problems.send(request, response, problem);
         return false;
+    }
+
+    /** An OPTIONS request with {@code Origin} and {@code Access-Control-Request-Method} (the Fetch standard's preflight). */
+    private static boolean isCorsPreflight(HttpServletRequest request) {
+        return "OPTIONS".equals(request.getMethod()) && request.getHeader("Origin") != null
+                && request.getHeader("Access-Control-Request-Method") != null;
     }
 
     private void notifyListener(DecisionEvent event) {

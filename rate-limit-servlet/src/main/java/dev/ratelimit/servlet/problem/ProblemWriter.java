@@ -32,23 +32,31 @@ public final class ProblemWriter {
 
     /**
      * Sets the status and content type and writes the body, in place of anything buffered (except in an
-     * include) and through the writer if the application already took it; headers already set are kept. When
+     * include) and through the writer if the application already took it; headers already set are kept,
+     * but {@code Cache-Control} says {@code no-store}: a refusal is for this client, now, and a shared
+     * cache must not serve it to others whatever an earlier filter said. The response is not flushed,
+     * so filters outside this one can still add their headers. A response the application already
+     * committed (an async re-dispatch after it streamed) can no longer be refused: nothing is written. When
      * {@code request} came over HTTP/1.x with a body (which a refusal never reads), the answer also says
      * {@code Connection: close}: a server cannot keep a connection whose request body it did not
      * consume, and without the header the client would send its next request on a connection that is
      * being closed (and lose it, if it is not a request a client may repeat, such as a POST).
      */
     public void send(HttpServletRequest request, HttpServletResponse response, Problem problem) throws IOException {
+        if (response.isCommitted()) {
+            return;
+        }
         byte[] body = json(problem);
         if (hasBody(request) && request.getProtocol() != null && request.getProtocol().startsWith("HTTP/1.")) {
             response.setHeader("Connection", "close");
         }
-        if (request.getDispatcherType() != DispatcherType.INCLUDE && !response.isCommitted()) {
+        if (request.getDispatcherType() != DispatcherType.INCLUDE) {
             // An async re-dispatch keeps what the application buffered before it: the problem is the whole answer.
             response.resetBuffer();
         }
         response.setStatus(problem.status());
         response.setContentType(MEDIA_TYPE);
+        response.setHeader("Cache-Control", "no-store");
         ServletOutputStream out;
         try {
             out = response.getOutputStream();
@@ -56,12 +64,11 @@ public final class ProblemWriter {
             // A dispatch (a forward in Tomcat, an async re-dispatch) keeps the writer the application took
             // before it: the answer goes through it, or the refusal would fail and the request pass on.
             response.getWriter().write(new String(body, StandardCharsets.UTF_8));
-            response.flushBuffer();
             return;
         }
-        response.setContentLength(body.length);
+        // No Content-Length: writing that many bytes would commit the response at once. The container
+        // sets it when the response completes (the body is far smaller than its buffer).
         out.write(body);
-        response.flushBuffer();
     }
 
     private static boolean hasBody(HttpServletRequest request) {

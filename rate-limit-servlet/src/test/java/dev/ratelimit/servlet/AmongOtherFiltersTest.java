@@ -1,0 +1,139 @@
+package dev.ratelimit.servlet;
+
+import dev.ratelimit.Policy;
+import dev.ratelimit.config.EndpointRule;
+import dev.ratelimit.config.RateLimitConfig;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.EnumSet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The filter in an application's chain of filters, on a real Jetty: CORS preflights, caching and
+ * request-id filters around it, and an application that streams before an async re-dispatch.
+ */
+class AmongOtherFiltersTest {
+
+    private static FilterHolder holder(String name, Filter filter) {
+        FilterHolder h = new FilterHolder(filter);
+        h.setName(name);
+        h.setAsyncSupported(true);
+        return h;
+    }
+
+    @Test
+    void aCorsPreflightIsNeitherCountedNorRefused() {
+        // A browser sends no custom header (no X-API-Key) on a preflight: counted, it would spend the
+        // default tier's quota of the address, and refused, it would fail the real request too.
+        RateLimitConfig config = RateLimitConfig.builder().endpoint(EndpointRule.of("*", "/api/**", "api"))
+                .limit("free", "api", Policy.fixedWindow(3, Duration.ofHours(1))).build();
+        Filter cors = (req, res, chain) -> {
+            HttpServletRequest request = (HttpServletRequest) req;
+            HttpServletResponse response = (HttpServletResponse) res;
+            response.setHeader("Access-Control-Allow-Origin", "https://app.example");
+            if ("OPTIONS".equals(request.getMethod())) {
+                response.setStatus(204);
+                return;
+            }
+            chain.doFilter(req, res);
+        };
+        try (TestServer server = TestServer.start(context -> {
+            context.addFilter(holder("rateLimit", RateLimitFilter.builder().config(config).build()), "/*", EnumSet.of(DispatcherType.REQUEST));
+            context.addFilter(holder("cors", cors), "/*", EnumSet.of(DispatcherType.REQUEST));
+        })) {
+            for (int i = 0; i < 5; i++) {
+                HttpResponse<String> preflight = server.send("OPTIONS", "/api/scan", "Origin", "https://app.example",
+                        "Access-Control-Request-Method", "GET", "Access-Control-Request-Headers", "x-api-key");
+                assertThat(preflight.statusCode()).isEqualTo(204);
+                assertThat(preflight.headers().firstValue("X-RateLimit-Remaining")).isEmpty();
+            }
+            HttpResponse<String> plainOptions = server.send("OPTIONS", "/api/scan");
+            assertThat(plainOptions.headers().firstValue("X-RateLimit-Remaining")).as("not a preflight: counted").hasValue("2");
+            assertThat(server.get("/api/scan", "Origin", "https://app.example").headers().firstValue("X-RateLimit-Remaining"))
+                    .hasValue("1");
+        }
+    }
+
+    @Test
+    void aRefusalIsNeverCachedWhateverAnEarlierFilterSaid() {
+        Filter caching = (req, res, chain) -> {
+            ((HttpServletResponse) res).setHeader("Cache-Control", "public, max-age=3600");
+            chain.doFilter(req, res);
+        };
+        try (TestServer server = TestServer.start(context -> {
+            context.addFilter(holder("caching", caching), "/*", EnumSet.of(DispatcherType.REQUEST));
+            context.addFilter(holder("rateLimit", RateLimitFilter.builder().build()), "/*", EnumSet.of(DispatcherType.REQUEST));
+        })) {
+            HttpResponse<String> allowed = server.get("/api/scan");
+            assertThat(allowed.headers().firstValue("Cache-Control")).as("the application's answer is its own").hasValue("public, max-age=3600");
+            HttpResponse<String> last = allowed;
+            for (int i = 0; i < 10; i++) {
+                last = server.get("/api/scan");
+            }
+            assertThat(last.statusCode()).isEqualTo(429);
+            assertThat(last.headers().firstValue("Cache-Control")).hasValue("no-store");
+        }
+    }
+
+    @Test
+    void aFilterOutsideStillAddsItsHeadersToARefusal() {
+        Filter requestId = (req, res, chain) -> {
+            chain.doFilter(req, res);
+            ((HttpServletResponse) res).setHeader("X-Request-Id", "req-42");
+        };
+        try (TestServer server = TestServer.start(context -> {
+            context.addFilter(holder("requestId", requestId), "/*", EnumSet.of(DispatcherType.REQUEST));
+            context.addFilter(holder("rateLimit", RateLimitFilter.builder().build()), "/*", EnumSet.of(DispatcherType.REQUEST));
+        })) {
+            HttpResponse<String> last = null;
+            for (int i = 0; i < 11; i++) {
+                last = server.get("/api/scan");
+            }
+            assertThat(last.statusCode()).isEqualTo(429);
+            assertThat(last.headers().firstValue("X-Request-Id")).hasValue("req-42");
+            assertThat(last.body()).contains("\"status\":429");
+        }
+    }
+
+    @Test
+    void aRefusalOfAnAsyncDispatchAfterTheApplicationCommittedAppendsNothingToItsAnswer() {
+        HttpServlet streaming = new HttpServlet() {
+            @Override
+            protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+                if (req.getDispatcherType() == DispatcherType.REQUEST) {
+                    resp.setContentType("text/plain");
+                    resp.getWriter().write("partial;");
+                    resp.flushBuffer();
+                    req.startAsync().dispatch("/api/scan");
+                    return;
+                }
+                resp.getWriter().write("done");
+            }
+        };
+        try (TestServer server = TestServer.start(context -> {
+            ServletHolder holder = new ServletHolder("stream", streaming);
+            holder.setAsyncSupported(true);
+            context.addServlet(holder, "/stream");
+            context.addFilter(holder("rateLimit", RateLimitFilter.builder().dispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC)
+                    .build()), "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
+        })) {
+            HttpResponse<String> last = null;
+            for (int i = 0; i < 11; i++) {
+                last = server.get("/stream");
+            }
+            assertThat(last.statusCode()).as("committed before the refusal").isEqualTo(200);
+            assertThat(last.body()).isEqualTo("partial;");
+        }
+    }
+}

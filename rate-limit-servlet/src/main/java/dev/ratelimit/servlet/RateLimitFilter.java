@@ -12,7 +12,9 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -95,14 +97,39 @@ public final class RateLimitFilter implements Filter {
                 throw new ServletException("RateLimitFilter " + filterConfig.getFilterName() + " was built in code and takes no "
                         + "init-params, found " + Collections.list(filterConfig.getInitParameterNames()));
             }
+        } else {
+            Settings s = InitParams.read(filterConfig);
+            try {
+                start(s);
+            } catch (IllegalArgumentException e) {
+                closeOwnedStore(s);
+                throw new ServletException("RateLimitFilter " + filterConfig.getFilterName() + ": " + e.getMessage(), e);
+            }
+        }
+        warnOfContextPath(filterConfig);
+    }
+
+    /**
+     * Paths are matched within the application, so a rule written with the context path in front
+     * ({@code /myapp/api/scan} for an app at {@code /myapp}) would never match: said once, at start-up.
+     * Not refused: an application may have such a path of its own ({@code /myapp/myapp/...}).
+     */
+    private void warnOfContextPath(FilterConfig filterConfig) {
+        String context = filterConfig.getServletContext() == null ? null : filterConfig.getServletContext().getContextPath();
+        if (context == null || context.isEmpty()) {
             return;
         }
-        Settings s = InitParams.read(filterConfig);
-        try {
-            start(s);
-        } catch (IllegalArgumentException e) {
-            closeOwnedStore(s);
-            throw new ServletException("RateLimitFilter " + filterConfig.getFilterName() + ": " + e.getMessage(), e);
+        List<String> paths = new ArrayList<>();
+        settings.config().endpoints().forEach(rule -> paths.add(rule.path()));
+        paths.addAll(settings.config().allowlist().paths());
+        for (String path : paths) {
+            if (path.equals(context) || path.startsWith(context + "/")) {
+                LoggerFactory.getLogger(RateLimitFilter.class).warn("RateLimitFilter " + ThrottledLog.clean(filterConfig.getFilterName())
+                        + ": path " + ThrottledLog.clean(path) + " starts with the context path " + ThrottledLog.clean(context)
+                        + ", but paths are matched within the application: it matches " + ThrottledLog.clean(context + path)
+                        + ", not " + ThrottledLog.clean(path) + "; write " + ThrottledLog.clean(path.substring(context.length()))
+                        + " for that");
+            }
         }
     }
 

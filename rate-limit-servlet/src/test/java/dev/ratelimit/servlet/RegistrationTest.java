@@ -1,6 +1,9 @@
 package dev.ratelimit.servlet;
 
 import dev.ratelimit.ManualClock;
+import dev.ratelimit.Policy;
+import dev.ratelimit.config.EndpointRule;
+import dev.ratelimit.config.RateLimitConfig;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.FilterRegistration;
 import jakarta.servlet.ServletContextEvent;
@@ -10,9 +13,13 @@ import org.eclipse.jetty.ee10.webapp.WebAppContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.net.URISyntaxException;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -114,6 +121,27 @@ class RegistrationTest {
         assertThat(response.body()).isEqualTo("ok GET ASYNC /api/scan");
         assertThat(response.headers().firstValue("X-RateLimit-Remaining")).hasValue("9");
         assertThat(server.get("/api/scan").headers().firstValue("X-RateLimit-Remaining")).hasValue("8");
+    }
+
+    @Test
+    void aRuleWrittenWithTheContextPathInFrontIsWarnedOfAtStartUp() {
+        // The test app is deployed at /app: a rule /app/api/scan would match /app/app/api/scan only.
+        RateLimitConfig config = RateLimitConfig.builder()
+                .endpoint(EndpointRule.of("GET", "/app/api/scan", "scan")).endpoint(EndpointRule.of("GET", "/api/login", "login"))
+                .limit("free", "scan", Policy.fixedWindow(3, Duration.ofMinutes(1)))
+                .limit("free", "login", Policy.fixedWindow(3, Duration.ofMinutes(1))).build();
+        PrintStream stderr = System.err;
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
+        try {
+            server = TestServer.start(RateLimitFilter.builder().config(config).build());
+        } finally {
+            System.setErr(stderr);
+        }
+        String logged = log.toString(StandardCharsets.UTF_8);
+        assertThat(logged).contains("RateLimitFilter rateLimit: path /app/api/scan starts with the context path /app, but paths are "
+                + "matched within the application: it matches /app/app/api/scan, not /app/api/scan; write /api/scan for that");
+        assertThat(logged).doesNotContain("path /api/login");
     }
 
     @Test

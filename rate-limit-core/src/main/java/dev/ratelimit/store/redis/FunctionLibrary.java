@@ -202,7 +202,7 @@ final class FunctionLibrary {
         if (available) {
             available = false;
             LOG.info("Redis store {}: Redis Functions unavailable ({}); deciding with EVALSHA scripts",
-                    description, RedisStore.describe(cause));
+                    description, OutageLog.describe(cause));
         }
     }
 

@@ -52,7 +52,7 @@ final class OutageLog {
             lastLoggedStart = now;
             outageLogged = true;
             lines.warn("Redis store " + description + " is failing; deciding by failure mode " + mode + " until it recovers: "
-                    + RedisStore.describe(cause) + (unlogged == 0 ? "" : " (" + unlogged + " brief outages since the last one logged)"));
+                    + describe(cause) + (unlogged == 0 ? "" : " (" + unlogged + " brief outages since the last one logged)"));
             unlogged = 0;
         } else if (current == StoreHealth.CIRCUIT_OPEN) {
             outageLogged = true;
@@ -61,5 +61,22 @@ final class OutageLog {
             outageLogged = false;
             lines.info("Redis store " + description + " has recovered; decisions are shared again");
         }
+    }
+
+    /** An exception as one log-safe line: no CR/LF, bounded length. */
+    static String describe(Throwable cause) {
+        if (cause == null) {
+            return "no cause";
+        }
+        String text = cause.getClass().getSimpleName() + ": " + cause.getMessage();
+        Throwable root = cause;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        if (root != cause) {
+            text += " (caused by " + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
+        }
+        text = text.replaceAll("[\\r\\n\\p{Cntrl}]", " ");
+        return text.length() > 300 ? text.substring(0, 300) + "..." : text;
     }
 }

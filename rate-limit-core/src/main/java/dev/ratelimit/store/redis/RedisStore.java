@@ -145,23 +145,6 @@ public final class RedisStore implements RateLimitStore {
         }
     }
 
-    /** An exception as one log-safe line: no CR/LF, bounded length. */
-    static String describe(Throwable cause) {
-        if (cause == null) {
-            return "no cause";
-        }
-        String text = cause.getClass().getSimpleName() + ": " + cause.getMessage();
-        Throwable root = cause;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        if (root != cause) {
-            text += " (caused by " + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
-        }
-        text = text.replaceAll("[\\r\\n\\p{Cntrl}]", " ");
-        return text.length() > 300 ? text.substring(0, 300) + "..." : text;
-    }
-
     @Override
     public String toString() {
         return "RedisStore[" + description + ", failureMode=" + settings.failureMode() + ", health=" + health() + "]";

@@ -13,13 +13,11 @@ import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -59,8 +57,6 @@ import java.util.random.RandomGenerator;
  */
 public final class ResilientClient {
     private static final Set<String> IDEMPOTENT = Set.of("GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE");
-    /** Routes whose next request is paced are remembered up to this many; then forgotten. */
-    private static final int MAX_PACED_ROUTES = 1024;
     /** The longest wait, about 292 years: a {@link Duration} of nanoseconds still holds it. */
     private static final long MAX_WAIT_MICROS = Long.MAX_VALUE / 1_000;
 
@@ -79,16 +75,7 @@ public final class ResilientClient {
     private final Sleeper sleeper;
     private final RandomGenerator random;
     private final Consumer<Attempt> onAttempt;
-    /** Route ({@code GET /api/scan}) to when, in clock micros, its next request should go, and why. */
-    private final Map<String, Pace> paced = new ConcurrentHashMap<>();
-
-    /**
-     * A route's pacing: its next request goes at {@code untilMicros}, the one after a step later.
-     * Each request takes its moment and moves it on, so that threads sharing the client spread out
-     * instead of all waking at the same instant.
-     */
-    private record Pace(long untilMicros, long stepMicros, String why) {
-    }
+    private final RoutePacing paced = new RoutePacing();
 
     private ResilientClient(Builder b) {
         this.base = b.base;
@@ -144,16 +131,9 @@ public final class ResilientClient {
         String route = method + " " + request.uri().getPath();
         List<Attempt> attempts = new ArrayList<>();
         long waited = 0;
-        long start = clock.nowMicros();
-        long[] slot = {start};
-        String[] why = {""};
-        paced.computeIfPresent(route, (r, p) -> {
-            slot[0] = Math.max(start, p.untilMicros());
-            why[0] = p.why();
-            return new Pace(slot[0] + p.stepMicros(), p.stepMicros(), p.why());
-        });
-        long wait = slot[0] - start;
-        String reason = wait > 0 ? why[0] : "";
+        RoutePacing.Slot slot = paced.take(route, clock.nowMicros());
+        long wait = slot.waitMicros();
+        String reason = slot.why();
         if (wait > maxTotalWaitMicros) {
             wait = 0;
             reason = "";
@@ -243,17 +223,7 @@ public final class ResilientClient {
 
     private void remember(String route, RateLimitHints hints, long now) {
         long pace = pacing ? hints.paceMicros(lowFraction) : 0;
-        if (pace > 0) {
-            if (paced.size() >= MAX_PACED_ROUTES && !paced.containsKey(route)) {
-                paced.clear();
-            }
-            String why = "paced: " + hints.remaining() + " left" + (hints.limit() > 0 ? " of " + hints.limit() : "");
-            // A later moment already taken by a request in flight on another thread stays taken.
-            paced.merge(route, new Pace(now + pace, pace, why),
-                    (old, fresh) -> old.untilMicros() > fresh.untilMicros() ? new Pace(old.untilMicros(), pace, why) : fresh);
-        } else {
-            paced.remove(route);
-        }
+        paced.answered(route, now, pace, "paced: " + hints.remaining() + " left" + (hints.limit() > 0 ? " of " + hints.limit() : ""));
     }
 
     private void record(List<Attempt> attempts, Attempt attempt) {

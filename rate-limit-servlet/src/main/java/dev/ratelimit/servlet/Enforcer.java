@@ -53,6 +53,9 @@ final class Enforcer {
     private final HeaderStyle headerStyle;
     private final boolean shadow;
     private final ProblemWriter problems = new ProblemWriter();
+    /** The remaining count the rate-limit headers on this request's response show, set by whichever instance wrote them. */
+    static final String SHOWN_REMAINING = Enforcer.class.getName() + ".shownRemaining";
+
     /** One throttle per kind of warning: a listener failing on every request must not hide a broken tier resolver. */
     private final ThrottledLog listenerLog;
     private final ThrottledLog tierLog;
@@ -182,8 +185,14 @@ final class Enforcer {
         if (!shadowed && decision.verdict() == Verdict.STORE_UNAVAILABLE) {
             retryAfter = Math.max(1, retryAfter);
         }
-        binding.headers().write(response::setHeader, headerStyle, tier, decision, now, retryAfter);
-        if (decision.allowed() || shadowed) {
+        boolean passes = decision.allowed() || shadowed;
+        // Two filter instances on one request (a per-address limit around a per-endpoint one): the
+        // headers describe the limit that bites first, the refusing one or the one with fewer left.
+        if (!(passes && request.getAttribute(SHOWN_REMAINING) instanceof Long shown && shown <= decision.remaining())) {
+            binding.headers().write(response::setHeader, headerStyle, tier, decision, now, retryAfter);
+            request.setAttribute(SHOWN_REMAINING, decision.remaining());
+        }
+        if (passes) {
             return true;
         }
         String policy = binding.headers().itemName(decision);

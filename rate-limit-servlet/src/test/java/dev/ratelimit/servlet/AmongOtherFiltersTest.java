@@ -15,7 +15,9 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -103,6 +105,26 @@ class AmongOtherFiltersTest {
             assertThat(last.statusCode()).isEqualTo(429);
             assertThat(last.headers().firstValue("X-Request-Id")).hasValue("req-42");
             assertThat(last.body()).contains("\"status\":429");
+        }
+    }
+
+    @Test
+    void twoInstancesOnOneRequestShowTheLimitThatBitesFirst() {
+        // Around the per-endpoint limits (reports: 100 an hour), 3 requests an hour per address for everything.
+        RateLimitConfig perAddress = RateLimitConfig.builder().tier("free").unmatched(Policy.fixedWindow(3, Duration.ofHours(1))).build();
+        try (TestServer server = TestServer.start(context -> {
+            context.addFilter(holder("perAddress", RateLimitFilter.builder().config(perAddress).build()), "/*",
+                    EnumSet.of(DispatcherType.REQUEST));
+            context.addFilter(holder("perEndpoint", RateLimitFilter.builder().build()), "/*", EnumSet.of(DispatcherType.REQUEST));
+        })) {
+            List<String> seen = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                HttpResponse<String> r = server.get("/api/reports");
+                seen.add(r.statusCode() + " " + r.headers().firstValue("X-RateLimit-Limit").orElse("-") + " "
+                        + r.headers().firstValue("X-RateLimit-Remaining").orElse("-"));
+            }
+            // Before, the inner filter's headers won: 100 99, 100 98, 100 97, then a 429 out of nowhere.
+            assertThat(seen).containsExactly("200 3 2", "200 3 1", "200 3 0", "429 3 0");
         }
     }
 

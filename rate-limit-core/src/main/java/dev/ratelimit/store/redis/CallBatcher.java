@@ -22,7 +22,9 @@ import java.util.function.Predicate;
  * flight sends at once whatever calls are queued, its own included, on one pooled connection as one
  * pipeline (so a lone caller makes exactly the call it would make alone); callers arriving while
  * the senders are busy queue up and go together in the next batch. A sender hands the queue to a
- * waiting caller when it is done, so no caller sends for others for longer than one batch.
+ * waiting caller when it is done, so no caller sends more than one batch for others once its own
+ * call has gone (a caller with more than {@link #MAX_BATCH} calls queued ahead of it sends those
+ * first, a batch at a time).
  *
  * <p>A failure of the batch (a broken connection, a timeout) is every call's failure; a timeout is
  * also the failure of every call still queued, so that no caller waits out more than the timeout

@@ -78,25 +78,30 @@ final class RedisRateLimiter implements RateLimiter {
         long[] reply;
         try {
             reply = call(keys, cost, sentAt);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError e) {
+            // A LinkageError too: a Jedis of another version fails every call, like a failing Redis.
             long failedAt = clock.nowMicros();
             if (isConnectionFailure(e) && !isTimeout(e) && settings.connections().hasClient()) {
                 // Failed fast, not by a timeout, on a client that exists: most likely a pooled
                 // connection that died with a Redis restart. Drop the idle ones and try once more on
                 // a fresh connection. (A client that could not be created is not tried again: its
                 // failure may hide a timeout, as Jedis' "All sentinels down" does.)
-                settings.connections().dropIdleConnections();
                 try {
+                    settings.connections().dropIdleConnections();
                     reply = call(keys, cost, sentAt);
-                } catch (RuntimeException again) {
+                } catch (RuntimeException | LinkageError again) {
                     failedAt = clock.nowMicros();
                     failed(breaker, again, failedAt - sentAt, failedAt);
                     return whenUnavailable(breaker, client, cost, failedAt);
+                } catch (Error fatal) {
+                    throw failedFatally(breaker, fatal);
                 }
             } else {
                 failed(breaker, e, failedAt - sentAt, failedAt);
                 return whenUnavailable(breaker, client, cost, failedAt);
             }
+        } catch (Error fatal) {
+            throw failedFatally(breaker, fatal);
         }
         try {
             settings.breakers().onSuccess(breaker);
@@ -129,7 +134,20 @@ final class RedisRateLimiter implements RateLimiter {
         return new Decision(verdict, Source.STORE, policy, policy.limit(), reply[2], reply[3], reply[4]);
     }
 
-    private void failed(CircuitBreaker breaker, RuntimeException e, long micros, long now) {
+    /**
+     * Any other Error (a stack overflow, out of memory) propagates, but is a failed call first: the
+     * breaker's one probe would otherwise stay taken, and the store never call Redis again.
+     */
+    private Error failedFatally(CircuitBreaker breaker, Error fatal) {
+        try {
+            breaker.onFailure(settings.clock().nowMicros(), fatal);
+        } catch (RuntimeException | LinkageError ignored) {
+            // the Error is what the caller must see
+        }
+        return fatal;
+    }
+
+    private void failed(CircuitBreaker breaker, Throwable e, long micros, long now) {
         try {
             if (isConnectionFailure(e)) {
                 settings.connections().dropIdleConnections();

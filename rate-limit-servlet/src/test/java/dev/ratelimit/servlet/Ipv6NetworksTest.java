@@ -55,6 +55,19 @@ class Ipv6NetworksTest {
     }
 
     @Test
+    void countsEachIpv4ClientSeenThroughATranslatorAloneNotAllUnderOneNetwork() {
+        // An IPv6-only service behind SIIT/NAT64 sees every IPv4 user as 64:ff9b::<IPv4>: one /64 for all.
+        Ipv6Networks networks = new Ipv6Networks(64);
+        assertThat(networks.countedId("ip:64:ff9b::1.2.3.4")).isEqualTo("ip:64:ff9b::102:304");
+        assertThat(networks.countedId("ip:64:ff9b::5.6.7.8")).isEqualTo("ip:64:ff9b::506:708");
+        assertThat(networks.countedId("ip:::ffff:0:1.2.3.4")).isEqualTo("ip:::ffff:0:102:304");
+        assertThat(networks.countedId("ip:::ffff:0:9.9.9.9")).isEqualTo("ip:::ffff:0:909:909");
+        // Only those prefixes: another address in 64:ff9b::/64, or with more bits set, is a network as usual.
+        assertThat(networks.countedId("ip:64:ff9b::1:0:102:304")).isEqualTo("ip:64:ff9b::/64");
+        assertThat(networks.countedId("ip:::ffff:1:102:304")).isEqualTo("ip:::/64");
+    }
+
+    @Test
     void leavesAnOverlongOrBrokenIpIdAsItIsWithoutThrowing() {
         String overlong = "ip:" + "2001:db8::1".repeat(1000);
         assertThat(new Ipv6Networks(64).countedId(overlong)).isSameAs(overlong);

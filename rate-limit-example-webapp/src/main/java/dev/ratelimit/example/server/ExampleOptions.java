@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The executable example's settings, read from command-line flags and the environment (a flag wins;
@@ -36,6 +38,8 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
                       Optional<FailureMode> failureMode, Optional<Double> fallbackShare, Optional<Duration> redisTimeout,
                       Optional<String> redisKeyPrefix, Optional<String> clientKeySecret,
                       List<String> trustedProxies, Duration shutdownTimeout, boolean filterOn, boolean help) {
+    /** How an argument meant as a flag starts: its name, without what follows a space, ':' or '='. */
+    private static final Pattern FLAG_NAME = Pattern.compile("-{1,2}[A-Za-z0-9_-]*");
     /** The longest shutdown timeout: Jetty's stop timeout and the stop log must not overflow. */
     private static final Duration MAX_SHUTDOWN_TIMEOUT = Duration.ofDays(1);
 
@@ -95,8 +99,13 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
             Setting setting = Arrays.stream(Setting.values()).filter(s -> s.flag().equals(name)).findFirst().orElse(null);
             if (setting == null) {
                 // Not a flag: a Redis URL or a secret given without its flag (or after "--redis-url= "), so never shown.
-                String shown = arg.startsWith("-") ? "\"" + printable(name) + "\"" : "of " + arg.length() + " characters (not shown: "
-                        + "it is no --name=value flag, and may hold a password)";
+                // A flag and its value in one argument ("--redis-url redis://:pw@host", as a Kubernetes args list
+                // may pass them) shows its flag-like start only.
+                Matcher flag = FLAG_NAME.matcher(name);
+                String shown = arg.startsWith("-") && flag.lookingAt()
+                        ? "\"" + flag.group() + "\"" + (flag.end() < name.length() ? " followed by " + (arg.length() - flag.end())
+                                + " characters (not shown: they may hold a password)" : "")
+                        : "of " + arg.length() + " characters (not shown: it is no --name=value flag, and may hold a password)";
                 throw new OptionException("unknown argument " + shown + "; known: --help, "
                         + String.join(", ", Arrays.stream(Setting.values()).map(Setting::flag).toList()));
             }

@@ -205,6 +205,14 @@ class ExampleOptionsTest {
                 .message().doesNotContain("secret\"").doesNotContain("a-long");
         assertThatThrownBy(() -> ExampleOptions.parse(new String[] {"--redis_url=redis://:hunter2@cache"}, Map.of()))
                 .message().startsWith("unknown argument \"--redis_url\"; known: ").doesNotContain("hunter2");
+        // A flag and its value in one argument, as a Kubernetes args list or Docker CMD may pass them.
+        assertThatThrownBy(() -> ExampleOptions.parse(new String[] {"--redis-url redis://:hunter2@redis.internal:6379"}, Map.of()))
+                .message().startsWith("unknown argument \"--redis-url\" followed by 37 characters (not shown: they may hold a "
+                        + "password); known: ").doesNotContain("hunter2");
+        assertThatThrownBy(() -> ExampleOptions.parse(new String[] {"--redis-client-key-secret my-very-secret-value-123"}, Map.of()))
+                .message().doesNotContain("my-very");
+        assertThatThrownBy(() -> ExampleOptions.parse(new String[] {"--redis-url:redis://:hunter2@cache"}, Map.of()))
+                .message().startsWith("unknown argument \"--redis-url\" followed by").doesNotContain("hunter2");
     }
 
     @Test

@@ -52,7 +52,7 @@ final class AllowlistMatcher {
                 clientIds.add(entry);
             } else {
                 throw new InvalidConfigurationException("allowlist.clients[" + i + "]", "must be a client id (apikey:..., ip:...) "
-                        + "or a CIDR block (10.0.0.0/8), was \"" + entry.replaceAll("[^\\x20-\\x7e]", "?") + "\"");
+                        + "or a CIDR block (10.0.0.0/8), was " + shown(entry));
             }
         }
         this.blocks = cidrs.toArray(new Cidr[0]);
@@ -99,5 +99,17 @@ final class AllowlistMatcher {
             }
         }
         return false;
+    }
+
+    /**
+     * An invalid entry as an error may show it: in full when it looks like an address or a block (the typo
+     * is in it, and it holds no secret); otherwise only its length, since the likely mistake is an API key
+     * listed without its {@code apikey:} prefix, and errors reach logs.
+     */
+    private static String shown(String entry) {
+        if (entry.matches("[0-9A-Fa-f:.%/\\[\\]]{1,64}")) {
+            return "\"" + entry + "\"";
+        }
+        return entry.length() + " characters (not shown: it may be an API key; write apikey:<key> to allowlist a key)";
     }
 }

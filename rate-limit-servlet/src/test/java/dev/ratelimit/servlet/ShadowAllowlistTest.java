@@ -2,6 +2,7 @@ package dev.ratelimit.servlet;
 
 import dev.ratelimit.DecisionEvent;
 import dev.ratelimit.FailureMode;
+import dev.ratelimit.InvalidConfigurationException;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.Policy;
 import dev.ratelimit.RateLimitListener;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class ShadowAllowlistTest {
     private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00.250Z"));
@@ -33,7 +35,9 @@ class ShadowAllowlistTest {
 
     @AfterEach
     void stop() {
-        server.close();
+        if (server != null) {
+            server.close();
+        }
     }
 
     private void start(RateLimitFilterBuilder builder) {
@@ -129,6 +133,19 @@ class ShadowAllowlistTest {
         // Everything else falls under the unmatched limit of 2 an hour.
         assertThat(server.statuses(3, 1, "GET", "/elsewhere")).containsExactly(200, 200, 429);
         assertThat(events).extracting(DecisionEvent::endpoint).containsOnly("default");
+    }
+
+    @Test
+    void aMistypedAllowlistEntryIsRefusedWithoutEchoingWhatMayBeAnApiKey() {
+        // The mistake this error catches: a key listed without its "apikey:" prefix.
+        RateLimitConfig key = twoEndpoints(false).allowlist(new Allowlist(List.of(), List.of("10.0.0.0/8", "sk-ent-4f9c2a7e1b3d5f60"))).build();
+        assertThatThrownBy(() -> RateLimitFilter.builder().config(key))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("allowlist.clients[1]: must be a client id (apikey:..., ip:...) or a CIDR block (10.0.0.0/8), "
+                        + "was 23 characters (not shown: it may be an API key; write apikey:<key> to allowlist a key)");
+        // An address-like entry is shown: it holds no secret, and the typo is in it.
+        RateLimitConfig typo = twoEndpoints(false).allowlist(new Allowlist(List.of(), List.of("10.0.0.300"))).build();
+        assertThatThrownBy(() -> RateLimitFilter.builder().config(typo)).hasMessageEndingWith("was \"10.0.0.300\"");
     }
 
     @Test

@@ -158,4 +158,34 @@ class AmongOtherFiltersTest {
             assertThat(last.body()).isEqualTo("partial;");
         }
     }
+
+    @Test
+    void aRefusalOfAnAsyncDispatchIsWholeWhateverLengthTheApplicationSetBefore() {
+        HttpServlet sized = new HttpServlet() {
+            @Override
+            protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+                if (req.getDispatcherType() == DispatcherType.REQUEST) {
+                    resp.setContentLength(5);
+                    req.startAsync().dispatch();
+                    return;
+                }
+                resp.getWriter().write("hello");
+            }
+        };
+        try (TestServer server = TestServer.start(context -> {
+            ServletHolder holder = new ServletHolder("sized", sized);
+            holder.setAsyncSupported(true);
+            context.addServlet(holder, "/api/scan");
+            context.addFilter(holder("rateLimit", RateLimitFilter.builder().dispatcherTypes(DispatcherType.ASYNC).build()),
+                    "/*", EnumSet.of(DispatcherType.ASYNC));
+        })) {
+            for (int i = 0; i < 10; i++) {
+                assertThat(server.get("/api/scan").body()).isEqualTo("hello");
+            }
+            HttpResponse<String> last = server.get("/api/scan");
+            // Before, the 5 bytes the application announced stood, and Jetty failed the longer refusal with a 500.
+            assertThat(last.statusCode()).isEqualTo(429);
+            assertThat(last.body()).contains("\"status\":429");
+        }
+    }
 }

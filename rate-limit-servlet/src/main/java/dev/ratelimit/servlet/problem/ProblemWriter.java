@@ -51,8 +51,10 @@ public final class ProblemWriter {
             response.setHeader("Connection", "close");
         }
         if (request.getDispatcherType() != DispatcherType.INCLUDE) {
-            // An async re-dispatch keeps what the application buffered before it: the problem is the whole answer.
+            // An async re-dispatch keeps what the application buffered and the length it announced before
+            // it: the problem is the whole answer, and a length left over would fail it with a 500.
             response.resetBuffer();
+            response.setContentLengthLong(-1);
         }
         response.setStatus(problem.status());
         response.setContentType(MEDIA_TYPE);

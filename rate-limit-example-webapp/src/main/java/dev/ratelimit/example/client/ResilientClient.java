@@ -131,13 +131,9 @@ public final class ResilientClient {
         String route = method + " " + request.uri().getPath();
         List<Attempt> attempts = new ArrayList<>();
         long waited = 0;
-        RoutePacing.Slot slot = paced.take(route, clock.nowMicros());
+        RoutePacing.Slot slot = paced.take(route, clock.nowMicros(), maxTotalWaitMicros);
         long wait = slot.waitMicros();
         String reason = slot.why();
-        if (wait > maxTotalWaitMicros) {
-            wait = 0;
-            reason = "";
-        }
         for (int number = 1; ; number++) {
             if (wait > 0) {
                 sleeper.sleep(Duration.ofNanos(wait * 1_000));

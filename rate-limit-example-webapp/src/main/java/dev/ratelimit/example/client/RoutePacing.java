@@ -23,14 +23,22 @@ final class RoutePacing {
     /** Route ({@code GET /api/scan}) to its pace. */
     private final Map<String, Pace> paced = new ConcurrentHashMap<>();
 
-    /** Takes {@code route}'s next moment at {@code now} (clock micros). */
-    Slot take(String route, long now) {
+    /**
+     * Takes {@code route}'s next moment at {@code now} (clock micros), if it is at most {@code maxWaitMicros}
+     * away. A moment further away is not taken (the request goes at once, unpaced), so that requests
+     * skipping their pause do not push the schedule ever further ahead of time.
+     */
+    Slot take(String route, long now, long maxWaitMicros) {
         long[] at = {now};
         String[] why = {""};
         paced.computeIfPresent(route, (r, p) -> {
-            at[0] = Math.max(now, p.untilMicros());
+            long next = Math.max(now, p.untilMicros());
+            if (next - now > maxWaitMicros) {
+                return p;
+            }
+            at[0] = next;
             why[0] = p.why();
-            return new Pace(at[0] + p.stepMicros(), p.stepMicros(), p.why());
+            return new Pace(next + p.stepMicros(), p.stepMicros(), p.why());
         });
         long wait = at[0] - now;
         return new Slot(wait, wait > 0 ? why[0] : "");

@@ -299,6 +299,35 @@ class ResilientClientTest {
     }
 
     @Test
+    void aPauseSkippedForTheBudgetTakesNoMomentSoPacingResumesAsTimePasses() throws Exception {
+        // Every answer: 1 of 10 left, the quota back in 9 s: pace 1 s. The budget fits 2.5 s of waiting.
+        HttpServer stub = stub(x -> {
+            x.getResponseHeaders().add("RateLimit-Policy", "\"a\";q=10;w=10");
+            x.getResponseHeaders().add("RateLimit", "\"a\";r=1;t=9");
+            x.sendResponseHeaders(200, -1);
+            x.close();
+        });
+        List<Duration> waits = new ArrayList<>();
+        try {
+            // Sleeps do not move the clock: as if other threads shared the client, taking moments meanwhile.
+            ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).random(NO_JITTER)
+                    .maxTotalWait(Duration.ofMillis(2_500)).sleeper(waits::add).build();
+            for (int i = 0; i < 8; i++) {
+                client.get("/api/scan");
+            }
+            assertThat(waits).as("1 s and 2 s fit; the 3 s moment does not, and goes unpaced").containsExactly(
+                    Duration.ofSeconds(1), Duration.ofSeconds(2));
+
+            clock.advance(Duration.ofSeconds(1));
+            client.get("/api/scan");
+        } finally {
+            stub.stop(0);
+        }
+        // Before, each skipped pause still moved the schedule on (to 8 s away), so pacing stayed off.
+        assertThat(waits).containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(2));
+    }
+
+    @Test
     void aTryWhoseBodyStallsEndsAtTheRequestTimeout() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         HttpServer stub = stub(x -> {

@@ -7,6 +7,7 @@ import dev.ratelimit.InvalidConfigurationException;
 import dev.ratelimit.Limit;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Source;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.config.EndpointRule;
 import dev.ratelimit.config.RateLimitConfig;
@@ -187,10 +188,17 @@ final class Enforcer {
         }
         boolean passes = decision.allowed() || shadowed;
         // Two filter instances on one request (a per-address limit around a per-endpoint one): the
-        // headers describe the limit that bites first, the refusing one or the one with fewer left.
-        if (!(passes && request.getAttribute(SHOWN_REMAINING) instanceof Long shown && shown <= decision.remaining())) {
+        // headers describe the limit that bites first, the refusing one or the enforced one with fewer
+        // left. Only enforced numbers compete: a shadowed limit, or a failure mode's decision without
+        // numbers, never hides an enforced limit's headers.
+        boolean enforcedNumbers = !shadowed && (decision.source() == Source.STORE || decision.source() == Source.LOCAL_FALLBACK
+                || decision.source() == Source.DENIAL_CACHE);
+        if (!passes || !(request.getAttribute(SHOWN_REMAINING) instanceof Long fewest)
+                || enforcedNumbers && decision.remaining() < fewest) {
             binding.headers().write(response::setHeader, headerStyle, tier, decision, now, retryAfter);
-            request.setAttribute(SHOWN_REMAINING, decision.remaining());
+            if (enforcedNumbers) {
+                request.setAttribute(SHOWN_REMAINING, decision.remaining());
+            }
         }
         if (passes) {
             return true;

@@ -129,6 +129,42 @@ class AmongOtherFiltersTest {
     }
 
     @Test
+    void aShadowedInstanceNeverHidesTheHeadersOfTheOneThatEnforces() {
+        // A stricter per-address limit tried out in shadow mode around the enforced per-endpoint limits.
+        RateLimitConfig trial = RateLimitConfig.builder().tier("free").unmatched(Policy.fixedWindow(1, Duration.ofHours(1))).build();
+        try (TestServer server = TestServer.start(context -> {
+            context.addFilter(holder("trial", RateLimitFilter.builder().config(trial).shadow(true).build()), "/*",
+                    EnumSet.of(DispatcherType.REQUEST));
+            context.addFilter(holder("perEndpoint", RateLimitFilter.builder().build()), "/*", EnumSet.of(DispatcherType.REQUEST));
+        })) {
+            List<String> seen = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                HttpResponse<String> r = server.get("/api/reports");
+                seen.add(r.statusCode() + " " + r.headers().firstValue("X-RateLimit-Limit").orElse("-") + " "
+                        + r.headers().firstValue("X-RateLimit-Remaining").orElse("-"));
+            }
+            // Before, the shadowed 0 left won: clients read "1 0" while 100 an hour was enforced.
+            assertThat(seen).containsExactly("200 100 99", "200 100 98", "200 100 97");
+        }
+    }
+
+    @Test
+    void anEnforcingInstanceKeepsItsHeadersOverAShadowedOneInside() {
+        RateLimitConfig trial = RateLimitConfig.builder().tier("free").unmatched(Policy.fixedWindow(1, Duration.ofHours(1))).build();
+        try (TestServer server = TestServer.start(context -> {
+            context.addFilter(holder("perEndpoint", RateLimitFilter.builder().build()), "/*", EnumSet.of(DispatcherType.REQUEST));
+            context.addFilter(holder("trial", RateLimitFilter.builder().config(trial).shadow(true).build()), "/*",
+                    EnumSet.of(DispatcherType.REQUEST));
+        })) {
+            server.get("/api/reports");
+            HttpResponse<String> second = server.get("/api/reports");
+            assertThat(second.statusCode()).isEqualTo(200);
+            assertThat(second.headers().firstValue("X-RateLimit-Limit")).hasValue("100");
+            assertThat(second.headers().firstValue("X-RateLimit-Remaining")).hasValue("98");
+        }
+    }
+
+    @Test
     void aRefusalOfAnAsyncDispatchAfterTheApplicationCommittedAppendsNothingToItsAnswer() {
         HttpServlet streaming = new HttpServlet() {
             @Override

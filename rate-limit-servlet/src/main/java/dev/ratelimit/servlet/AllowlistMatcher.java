@@ -42,13 +42,14 @@ final class AllowlistMatcher {
             String normalized = address.indexOf('/') < 0 ? IpAddresses.normalize(address) : null;
             if (normalized != null) {
                 clientIds.add("ip:" + normalized);
-            } else if (address.indexOf('/') >= 0 && (entry.startsWith("ip:") || isCidr(address))) {
+            } else if (address.indexOf('/') >= 0 && (entry.startsWith("ip:") || addressLike(entry))) {
                 try {
                     cidrs.add(Cidr.parse(address));
                 } catch (InvalidConfigurationException e) {
                     throw new InvalidConfigurationException("allowlist.clients[" + i + "]", e.problem());
                 }
-            } else if (!entry.startsWith("ip:") && entry.indexOf(':') > 0) {
+            } else if (!entry.startsWith("ip:") && entry.indexOf(':') > 0 && !addressLike(entry)) {
+                // An address-like entry with a colon is a mistyped IPv6 address, not a client id.
                 clientIds.add(entry);
             } else {
                 throw new InvalidConfigurationException("allowlist.clients[" + i + "]", "must be a client id (apikey:..., ip:...) "
@@ -59,13 +60,9 @@ final class AllowlistMatcher {
         this.hasAddresses = blocks.length > 0 || clientIds.stream().anyMatch(id -> id.startsWith("ip:"));
     }
 
-    private static boolean isCidr(String text) {
-        try {
-            Cidr.parse(text);
-            return true;
-        } catch (InvalidConfigurationException e) {
-            return false;
-        }
+    /** Address characters only, with a dot or a colon (a hex-only API key has neither). */
+    private static boolean addressLike(String entry) {
+        return entry.matches("[0-9A-Fa-f:.%/\\[\\]]{1,64}") && (entry.indexOf('.') >= 0 || entry.indexOf(':') >= 0);
     }
 
     boolean allowsPath(String path) {
@@ -107,7 +104,7 @@ final class AllowlistMatcher {
      * listed without its {@code apikey:} prefix, and errors reach logs.
      */
     private static String shown(String entry) {
-        if (entry.matches("[0-9A-Fa-f:.%/\\[\\]]{1,64}")) {
+        if (addressLike(entry)) {
             return "\"" + entry + "\"";
         }
         return entry.length() + " characters (not shown: it may be an API key; write apikey:<key> to allowlist a key)";

@@ -143,9 +143,16 @@ class ShadowAllowlistTest {
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessage("allowlist.clients[1]: must be a client id (apikey:..., ip:...) or a CIDR block (10.0.0.0/8), "
                         + "was 23 characters (not shown: it may be an API key; write apikey:<key> to allowlist a key)");
+        // A hex-only key (a random token) is no address either.
+        RateLimitConfig hexKey = twoEndpoints(false).allowlist(new Allowlist(List.of(), List.of("4f9c2a7e1b3d5f60aa17"))).build();
+        assertThatThrownBy(() -> RateLimitFilter.builder().config(hexKey)).hasMessageEndingWith("was 20 characters "
+                + "(not shown: it may be an API key; write apikey:<key> to allowlist a key)");
         // An address-like entry is shown: it holds no secret, and the typo is in it.
         RateLimitConfig typo = twoEndpoints(false).allowlist(new Allowlist(List.of(), List.of("10.0.0.300"))).build();
         assertThatThrownBy(() -> RateLimitFilter.builder().config(typo)).hasMessageEndingWith("was \"10.0.0.300\"");
+        // A mistyped IPv6 block is refused too, not kept as a client id "2001:..." that never matches.
+        RateLimitConfig v6typo = twoEndpoints(false).allowlist(new Allowlist(List.of(), List.of("2001:db8::1/129"))).build();
+        assertThatThrownBy(() -> RateLimitFilter.builder().config(v6typo)).hasMessageEndingWith("was \"2001:db8::1/129\"");
     }
 
     @Test

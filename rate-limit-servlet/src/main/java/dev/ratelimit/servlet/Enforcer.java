@@ -132,17 +132,18 @@ final class Enforcer {
      * @return true to pass the request on
      */
     boolean admit(HttpServletRequest request, HttpServletResponse response, String counted) throws IOException {
-        if (isCorsPreflight(request)) {
-            // A browser's own question before a cross-origin request, with no credentials and no API key:
-            // counting it would spend the address's default-tier quota and refusing it the real request.
-            return true;
-        }
         String path = Endpoints.pathOf(request);
         if (allowlist.allowsPath(path)) {
             return true;
         }
         int rule = endpoints.match(request.getMethod(), path);
         if (rule < 0 && unmatched < 0) {
+            return true;
+        }
+        if (isCorsPreflight(request) && (rule < 0 || !"OPTIONS".equals(endpoints.rule(rule).method()))) {
+            // A browser's own question before a cross-origin request, with no credentials and no API key:
+            // counting it would spend the address's default-tier quota and refusing it the real request.
+            // Anyone can send those headers, so a rule written for OPTIONS still counts it.
             return true;
         }
         String clientId;

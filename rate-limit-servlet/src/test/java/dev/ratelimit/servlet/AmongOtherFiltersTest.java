@@ -68,6 +68,23 @@ class AmongOtherFiltersTest {
     }
 
     @Test
+    void aRuleWrittenForOptionsCountsPreflightsToo() {
+        // Anyone can add Origin and Access-Control-Request-Method: a rule naming OPTIONS still holds.
+        RateLimitConfig config = RateLimitConfig.builder().endpoint(EndpointRule.of("OPTIONS", "/api/**", "options"))
+                .limit("free", "options", Policy.fixedWindow(2, Duration.ofHours(1))).build();
+        try (TestServer server = TestServer.start(context ->
+                context.addFilter(holder("rateLimit", RateLimitFilter.builder().config(config).build()), "/*",
+                        EnumSet.of(DispatcherType.REQUEST)))) {
+            List<Integer> statuses = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                statuses.add(server.send("OPTIONS", "/api/scan", "Origin", "https://app.example",
+                        "Access-Control-Request-Method", "GET").statusCode());
+            }
+            assertThat(statuses).containsExactly(200, 200, 429);
+        }
+    }
+
+    @Test
     void aRefusalIsNeverCachedWhateverAnEarlierFilterSaid() {
         Filter caching = (req, res, chain) -> {
             ((HttpServletResponse) res).setHeader("Cache-Control", "public, max-age=3600");

@@ -85,12 +85,12 @@ final class CallBatcher {
                     send(redis);
                 } finally {
                     senders.decrementAndGet();
-                }
-                // A caller that queued while this one was sending may be parked: wake the oldest
-                // so it sends the next batch (if it is already running, its next park returns at once).
-                Call next = queue.peek();
-                if (next != null) {
-                    LockSupport.unpark(next.caller);
+                    // A caller that queued while this one was sending may be parked: wake the oldest
+                    // so it sends the next batch (if it is already running, its next park returns at once).
+                    Call next = queue.peek();
+                    if (next != null) {
+                        LockSupport.unpark(next.caller);
+                    }
                 }
             } else if (!call.done) {
                 LockSupport.park(this);
@@ -102,8 +102,11 @@ final class CallBatcher {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
-        if (call.failure != null) {
-            throw call.failure;
+        if (call.failure instanceof RuntimeException e) {
+            throw e;
+        }
+        if (call.failure instanceof Error e) {
+            throw e; // as an unbatched call would have: the store decides what an Error means
         }
         return call.reply;
     }
@@ -132,7 +135,9 @@ final class CallBatcher {
                     c.failure = errorReply;
                 }
             }
-        } catch (RuntimeException batchFailed) {
+        } catch (RuntimeException | Error batchFailed) {
+            // An Error too (a Jedis of another version): each call gets it, as it would unbatched,
+            // rather than no answer at all.
             for (Call c : batch) {
                 if (c.reply == null && c.failure == null) {
                     c.failure = batchFailed;
@@ -164,7 +169,8 @@ final class CallBatcher {
         final List<String> args;
         final Thread caller = Thread.currentThread();
         Object reply;
-        RuntimeException failure;
+        /** A RuntimeException or an Error. */
+        Throwable failure;
         /** Polled by a sender: its caller now only waits. */
         volatile boolean taken;
         volatile boolean done;

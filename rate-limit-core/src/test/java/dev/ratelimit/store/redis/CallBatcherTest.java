@@ -86,6 +86,18 @@ class CallBatcherTest {
     @Test
     void aBatchThatFailsFailsEachOfItsCalls() throws Exception {
         redis.failWith = new JedisConnectionException("connection reset");
+        failsEachCallAndHandsOnTheQueue(JedisConnectionException.class);
+    }
+
+    @Test
+    void aBatchThatFailsWithAnErrorStillFailsEachOfItsCallsAndWakesTheQueue() throws Exception {
+        // A Jedis of another version on the class path. Before, the sender skipped its hand-off, the
+        // others in its batch got no answer at all, and queued callers stayed parked until new traffic.
+        redis.failWith = new NoSuchMethodError("redis.clients.jedis.Response.get()");
+        failsEachCallAndHandsOnTheQueue(NoSuchMethodError.class);
+    }
+
+    private void failsEachCallAndHandsOnTheQueue(Class<? extends Throwable> failure) throws Exception {
         List<Future<Object>> calls = calls(CallBatcher.MAX_SENDERS + 6);
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> redis.pipelines.size() == CallBatcher.MAX_SENDERS);
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> allWaiting(CallBatcher.MAX_SENDERS + 6));
@@ -94,7 +106,7 @@ class CallBatcherTest {
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> redis.pipelines.size() == CallBatcher.MAX_SENDERS + 1);
         redis.pipelines.forEach(p -> p.release.countDown());
         for (Future<Object> f : calls) {
-            assertThatThrownBy(f::get).hasCauseInstanceOf(JedisConnectionException.class);
+            assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(failure);
         }
     }
 
@@ -117,7 +129,7 @@ class CallBatcherTest {
     /** A client whose pipelines answer only when the test releases them. */
     private static final class HeldRedis extends UnifiedJedis {
         final List<HeldPipeline> pipelines = new CopyOnWriteArrayList<>();
-        volatile RuntimeException failWith;
+        volatile Throwable failWith;
 
         HeldRedis() {
             super(new ConnectionProvider() {
@@ -149,9 +161,9 @@ class CallBatcherTest {
     private static final class HeldPipeline extends AbstractPipeline {
         final CountDownLatch release = new CountDownLatch(1);
         final List<Response<?>> commands = new CopyOnWriteArrayList<>();
-        private final RuntimeException failure;
+        private final Throwable failure;
 
-        HeldPipeline(RuntimeException failure) {
+        HeldPipeline(Throwable failure) {
             super(new CommandObjects(RedisProtocol.RESP2));
             this.failure = failure;
         }
@@ -170,8 +182,11 @@ class CallBatcherTest {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            if (failure != null) {
-                throw failure;
+            if (failure instanceof RuntimeException e) {
+                throw e;
+            }
+            if (failure instanceof Error e) {
+                throw e;
             }
             commands.forEach(r -> r.set(REPLY));
         }

@@ -45,7 +45,8 @@ import java.util.function.LongSupplier;
  * Meters are created once per tag combination and cached; recording a decision allocates nothing
  * after the first. Counters and timers of several listeners on one registry add up; the health and
  * tracked-keys gauges are the latest listener's: one created later on the same registry (after a
- * reload, say) takes them over from its predecessor.
+ * reload, say) takes them over from its predecessor, and one created without a tracked-keys supplier
+ * removes its predecessor's gauge.
  */
 public final class MicrometerListener implements RateLimitListener {
     /*
@@ -99,6 +100,9 @@ public final class MicrometerListener implements RateLimitListener {
             // nothing else, and a weakly held one would be collected and read NaN.
             replace(Gauge.builder("ratelimit.tracked.keys", trackedKeys, s -> (double) s.getAsLong())
                     .description("Client keys currently tracked by the in-memory store").strongReference(true), "ratelimit.tracked.keys");
+        } else {
+            // A predecessor's gauge would go on counting (and keeping in memory) a store no longer used.
+            removeGauge("ratelimit.tracked.keys");
         }
     }
 
@@ -108,11 +112,15 @@ public final class MicrometerListener implements RateLimitListener {
      * listener's health and the old store's keys (and keep that store in memory).
      */
     private void replace(Gauge.Builder<?> gauge, String name, String... tags) {
+        removeGauge(name, tags);
+        gauge.register(registry);
+    }
+
+    private void removeGauge(String name, String... tags) {
         Gauge earlier = registry.find(name).tags(tags).gauge();
         if (earlier != null) {
             registry.remove(earlier);
         }
-        gauge.register(registry);
     }
 
     /** A listener recording into {@code registry}. */

@@ -187,4 +187,14 @@ class MicrometerListenerTest {
         assertThat(registry.find("ratelimit.tracked.keys").gauges()).hasSize(1);
         assertThat(healthChanges("degraded", "circuit_open")).as("counters are shared").isEqualTo(1);
     }
+
+    @Test
+    void aListenerCreatedLaterWithoutTrackedKeysDropsTheOldStoresGauge() {
+        // A reload from the in-memory store to Redis: no keys are tracked in this process any more.
+        limiter.tryAcquire("ip:203.0.113.9");
+        MicrometerListener.of(registry);
+
+        assertThat(registry.find("ratelimit.tracked.keys").gauges()).as("not the old store's count, nor the old store kept alive")
+                .isEmpty();
+    }
 }

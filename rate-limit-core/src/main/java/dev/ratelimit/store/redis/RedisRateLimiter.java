@@ -94,14 +94,14 @@ final class RedisRateLimiter implements RateLimiter {
                     failed(breaker, again, failedAt - sentAt, failedAt);
                     return whenUnavailable(breaker, client, cost, failedAt);
                 } catch (Error fatal) {
-                    throw failedFatally(breaker, fatal);
+                    throw failedFatally(breaker, fatal, sentAt);
                 }
             } else {
                 failed(breaker, e, failedAt - sentAt, failedAt);
                 return whenUnavailable(breaker, client, cost, failedAt);
             }
         } catch (Error fatal) {
-            throw failedFatally(breaker, fatal);
+            throw failedFatally(breaker, fatal, sentAt);
         }
         try {
             settings.breakers().onSuccess(breaker);
@@ -138,10 +138,11 @@ final class RedisRateLimiter implements RateLimiter {
      * Any other Error (a stack overflow, out of memory) propagates, but is a failed call first: the
      * breaker's one probe would otherwise stay taken, and the store never call Redis again.
      */
-    private Error failedFatally(CircuitBreaker breaker, Error fatal) {
+    private Error failedFatally(CircuitBreaker breaker, Error fatal, long sentAt) {
         try {
-            breaker.onFailure(settings.clock().nowMicros(), fatal);
-        } catch (RuntimeException | LinkageError ignored) {
+            long failedAt = settings.clock().nowMicros();
+            failed(breaker, fatal, failedAt - sentAt, failedAt);
+        } catch (RuntimeException | Error ignored) {
             // the Error is what the caller must see
         }
         return fatal;

@@ -5,6 +5,7 @@ import dev.ratelimit.FailureMode;
 import dev.ratelimit.Limit;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.Policy;
+import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Source;
 import dev.ratelimit.StoreHealth;
@@ -120,5 +121,29 @@ class ProbeFailureTest {
         redis.next = () -> ALLOWED;
         clock.advance(Duration.ofSeconds(2));
         assertThat(limiter.tryAcquire("client").source()).isEqualTo(Source.STORE);
+    }
+
+    @Test
+    void anErrorThatPropagatesIsReportedToTheListenerAsAFailedCall() {
+        List<String> seen = new java.util.ArrayList<>();
+        RateLimitListener listener = new RateLimitListener() {
+            @Override
+            public void onStoreCall(long micros, boolean ok) {
+                seen.add(ok ? "ok" : "failed");
+            }
+
+            @Override
+            public void onStoreError(Throwable error) {
+                seen.add(error.getClass().getSimpleName());
+            }
+        };
+        RateLimiter watched = RedisStore.builder().client(redis).clock(clock).listener(listener).denialCache(false)
+                .pipelining(false).build().limiter(Limit.of("probe", Policy.fixedWindow(10, Duration.ofMinutes(1))));
+        redis.next = () -> {
+            throw new StackOverflowError("deep");
+        };
+
+        assertThatThrownBy(() -> watched.tryAcquire("client")).isInstanceOf(StackOverflowError.class);
+        assertThat(seen).as("ratelimit_store_errors counts it, as the README says").containsExactly("failed", "StackOverflowError");
     }
 }

@@ -124,10 +124,11 @@ public final class RateLimitFilter implements Filter {
         paths.addAll(settings.config().allowlist().paths());
         for (String path : paths) {
             if (path.equals(context) || path.startsWith(context + "/")) {
+                String within = path.equals(context) ? "/" : path.substring(context.length());
                 LoggerFactory.getLogger(RateLimitFilter.class).warn("RateLimitFilter " + ThrottledLog.clean(filterConfig.getFilterName())
                         + ": path " + ThrottledLog.clean(path) + " starts with the context path " + ThrottledLog.clean(context)
                         + ", but paths are matched within the application: it matches " + ThrottledLog.clean(context + path)
-                        + ", not " + ThrottledLog.clean(path) + "; write " + ThrottledLog.clean(path.substring(context.length()))
+                        + ", not " + ThrottledLog.clean(path) + "; write " + ThrottledLog.clean(within)
                         + " for that");
             }
         }

@@ -128,7 +128,9 @@ class RegistrationTest {
         // The test app is deployed at /app: a rule /app/api/scan would match /app/app/api/scan only.
         RateLimitConfig config = RateLimitConfig.builder()
                 .endpoint(EndpointRule.of("GET", "/app/api/scan", "scan")).endpoint(EndpointRule.of("GET", "/api/login", "login"))
+                .endpoint(EndpointRule.of("GET", "/app", "home"))
                 .limit("free", "scan", Policy.fixedWindow(3, Duration.ofMinutes(1)))
+                .limit("free", "home", Policy.fixedWindow(3, Duration.ofMinutes(1)))
                 .limit("free", "login", Policy.fixedWindow(3, Duration.ofMinutes(1))).build();
         PrintStream stderr = System.err;
         ByteArrayOutputStream log = new ByteArrayOutputStream();
@@ -141,6 +143,7 @@ class RegistrationTest {
         String logged = log.toString(StandardCharsets.UTF_8);
         assertThat(logged).contains("RateLimitFilter rateLimit: path /app/api/scan starts with the context path /app, but paths are "
                 + "matched within the application: it matches /app/app/api/scan, not /app/api/scan; write /api/scan for that");
+        assertThat(logged).as("the application's root is /, not an empty path").contains("it matches /app/app, not /app; write / for that");
         assertThat(logged).doesNotContain("path /api/login");
     }
 

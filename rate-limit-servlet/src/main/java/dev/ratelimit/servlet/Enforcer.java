@@ -54,8 +54,15 @@ final class Enforcer {
     private final HeaderStyle headerStyle;
     private final boolean shadow;
     private final ProblemWriter problems = new ProblemWriter();
-    /** The remaining count the rate-limit headers on this request's response show, set by whichever instance wrote them. */
-    static final String SHOWN_REMAINING = Enforcer.class.getName() + ".shownRemaining";
+    /**
+     * How close to refusing the limit is whose headers this request's response shows (its remaining
+     * count, or a rank below every enforced one), set by whichever instance wrote them.
+     */
+    static final String SHOWN_RANK = Enforcer.class.getName() + ".shownRank";
+    /** The rank of a shadowed decision's headers: any enforced decision's replace them. */
+    private static final long SHADOWED_RANK = Long.MAX_VALUE;
+    /** The rank of an enforced decision without numbers (a failure mode's): any with numbers replace them. */
+    private static final long NO_NUMBERS_RANK = Long.MAX_VALUE - 1;
 
     /** One throttle per kind of warning: a listener failing on every request must not hide a broken tier resolver. */
     private final ThrottledLog listenerLog;
@@ -189,17 +196,19 @@ final class Enforcer {
         }
         boolean passes = decision.allowed() || shadowed;
         // Two filter instances on one request (a per-address limit around a per-endpoint one): the
-        // headers describe the limit that bites first, the refusing one or the enforced one with fewer
-        // left. Only enforced numbers compete: a shadowed limit, or a failure mode's decision without
-        // numbers, never hides an enforced limit's headers.
-        boolean enforcedNumbers = !shadowed && (decision.source() == Source.STORE || decision.source() == Source.LOCAL_FALLBACK
-                || decision.source() == Source.DENIAL_CACHE);
-        if (!passes || !(request.getAttribute(SHOWN_REMAINING) instanceof Long fewest)
-                || enforcedNumbers && decision.remaining() < fewest) {
-            binding.headers().write(response::setHeader, headerStyle, tier, decision, now, retryAfter);
-            if (enforcedNumbers) {
-                request.setAttribute(SHOWN_REMAINING, decision.remaining());
+        // headers describe the limit that bites first. The refusing one writes them; otherwise the
+        // lowest rank does (on a tie, the outer one): an enforced limit's remaining count, below any
+        // enforced decision without numbers (an outage's), below any shadowed one.
+        boolean numbers = decision.source() == Source.STORE || decision.source() == Source.LOCAL_FALLBACK
+                || decision.source() == Source.DENIAL_CACHE;
+        long rank = shadowed ? SHADOWED_RANK : numbers ? Math.min(decision.remaining(), NO_NUMBERS_RANK - 1) : NO_NUMBERS_RANK;
+        Object shown = request.getAttribute(SHOWN_RANK);
+        if (!passes || !(shown instanceof Long earlier) || rank < earlier) {
+            if (shown != null && !numbers) {
+                LimitHeaders.clearNumbers(response::setHeader); // an earlier instance's, which no longer apply
             }
+            binding.headers().write(response::setHeader, headerStyle, tier, decision, now, retryAfter);
+            request.setAttribute(SHOWN_RANK, rank);
         }
         if (passes) {
             return true;

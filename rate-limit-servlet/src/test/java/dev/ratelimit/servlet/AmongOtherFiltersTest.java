@@ -1,6 +1,9 @@
 package dev.ratelimit.servlet;
 
+import dev.ratelimit.Decision;
 import dev.ratelimit.Policy;
+import dev.ratelimit.Source;
+import dev.ratelimit.Verdict;
 import dev.ratelimit.config.EndpointRule;
 import dev.ratelimit.config.RateLimitConfig;
 import jakarta.servlet.DispatcherType;
@@ -19,6 +22,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 
+import static dev.ratelimit.servlet.HeadersTest.rateLimitHeaders;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -178,6 +182,63 @@ class AmongOtherFiltersTest {
             assertThat(second.statusCode()).isEqualTo(200);
             assertThat(second.headers().firstValue("X-RateLimit-Limit")).hasValue("100");
             assertThat(second.headers().firstValue("X-RateLimit-Remaining")).hasValue("98");
+        }
+    }
+
+    /** Redis down under FAIL_OPEN: allowed, uncounted, no numbers. */
+    private static FixedStore failingOpen() {
+        return new FixedStore(limit -> new Decision(Verdict.ALLOWED, Source.FAIL_OPEN, limit.policies().get(0),
+                limit.policies().get(0).limit(), limit.policies().get(0).limit(), 0, 0));
+    }
+
+    @Test
+    void anEnforcedInstanceInAnOutageStillKeepsAShadowedOneInsideFromShowingItsNumbers() {
+        RateLimitConfig trial = RateLimitConfig.builder().tier("free").unmatched(Policy.fixedWindow(1, Duration.ofHours(1))).build();
+        try (TestServer server = TestServer.start(context -> {
+            context.addFilter(holder("perEndpoint", RateLimitFilter.builder().store(failingOpen()).build()), "/*",
+                    EnumSet.of(DispatcherType.REQUEST));
+            context.addFilter(holder("trial", RateLimitFilter.builder().config(trial).shadow(true).build()), "/*",
+                    EnumSet.of(DispatcherType.REQUEST));
+        })) {
+            server.get("/api/reports");
+            HttpResponse<String> second = server.get("/api/reports");
+            // Before, the trial's "1 limit, 0 left" showed, as if enforced.
+            assertThat(rateLimitHeaders(second)).containsOnlyKeys("X-RateLimit-Tier", "RateLimit-Policy");
+            assertThat(second.headers().firstValue("RateLimit-Policy").orElseThrow()).startsWith("\"reports\"");
+        }
+    }
+
+    @Test
+    void anEnforcedInstanceInAnOutageInsideAShadowedOneLeavesNoStaleNumbers() {
+        RateLimitConfig trial = RateLimitConfig.builder().tier("free").unmatched(Policy.fixedWindow(1, Duration.ofHours(1))).build();
+        try (TestServer server = TestServer.start(context -> {
+            context.addFilter(holder("trial", RateLimitFilter.builder().config(trial).shadow(true).build()), "/*",
+                    EnumSet.of(DispatcherType.REQUEST));
+            context.addFilter(holder("perEndpoint", RateLimitFilter.builder().store(failingOpen()).build()), "/*",
+                    EnumSet.of(DispatcherType.REQUEST));
+        })) {
+            HttpResponse<String> response = server.get("/api/reports");
+            // Not the trial's X-RateLimit-Remaining and RateLimit beside the enforced limit's RateLimit-Policy.
+            assertThat(rateLimitHeaders(response)).containsOnlyKeys("X-RateLimit-Tier", "RateLimit-Policy");
+            assertThat(response.headers().firstValue("RateLimit-Policy").orElseThrow()).startsWith("\"reports\"");
+        }
+    }
+
+    @Test
+    void anInnerInstanceAnswering503CarriesNoNumbersOfTheOuterLimit() {
+        RateLimitConfig perAddress = RateLimitConfig.builder().tier("free").unmatched(Policy.fixedWindow(3, Duration.ofHours(1))).build();
+        FixedStore failingClosed = new FixedStore(limit -> new Decision(Verdict.STORE_UNAVAILABLE, Source.FAIL_CLOSED,
+                limit.policies().get(0), limit.policies().get(0).limit(), 0, 0, 1_000_000));
+        try (TestServer server = TestServer.start(context -> {
+            context.addFilter(holder("perAddress", RateLimitFilter.builder().config(perAddress).build()), "/*",
+                    EnumSet.of(DispatcherType.REQUEST));
+            context.addFilter(holder("perEndpoint", RateLimitFilter.builder().store(failingClosed).build()), "/*",
+                    EnumSet.of(DispatcherType.REQUEST));
+        })) {
+            HttpResponse<String> response = server.get("/api/reports");
+            assertThat(response.statusCode()).isEqualTo(503);
+            assertThat(rateLimitHeaders(response)).containsOnlyKeys("X-RateLimit-Tier", "RateLimit-Policy", "Retry-After");
+            assertThat(response.headers().firstValue("RateLimit-Policy").orElseThrow()).startsWith("\"reports\"");
         }
     }
 

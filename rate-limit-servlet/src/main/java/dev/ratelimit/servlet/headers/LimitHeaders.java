@@ -40,6 +40,9 @@ import java.util.function.BiConsumer;
  * sent: {@code X-RateLimit-Tier} and {@code RateLimit-Policy}.
  */
 public final class LimitHeaders {
+    /** The headers written only for a decision with numbers. */
+    private static final List<String> NUMBER_HEADERS = List.of("X-RateLimit-Limit", "X-RateLimit-Remaining",
+            "X-RateLimit-Reset", "RateLimit");
     private final Limit limit;
     private final String[] itemNames;
     /** Per policy, computed once: the quoted item name, the limit as text and the whole item. */
@@ -160,6 +163,18 @@ public final class LimitHeaders {
         }
         if (retryAfterSeconds > 0) {
             header.accept("Retry-After", Long.toString(retryAfterSeconds));
+        }
+    }
+
+    /**
+     * Removes the headers that carry a decision's numbers ({@code X-RateLimit-Limit},
+     * {@code -Remaining}, {@code -Reset} and {@code RateLimit}) through {@code header}, called with a
+     * null value ({@code HttpServletResponse.setHeader} removes a header set to null): before a
+     * decision without numbers replaces another filter instance's headers on the same response.
+     */
+    public static void clearNumbers(BiConsumer<String, String> header) {
+        for (String name : NUMBER_HEADERS) {
+            header.accept(name, null);
         }
     }
 

@@ -5,6 +5,7 @@ import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -136,11 +137,14 @@ final class CallBatcher {
                 }
             }
         } catch (RuntimeException | Error batchFailed) {
-            // An Error too (a Jedis of another version): each call gets it, as it would unbatched,
-            // rather than no answer at all.
+            // An Error too, rather than no answer at all. A LinkageError (a Jedis of another version)
+            // every call would meet unbatched: each gets it. Any other (a stack overflow) belongs to
+            // this thread: its own call gets it, the others a store failure that follows the failure mode.
+            Throwable others = batchFailed instanceof Error && !(batchFailed instanceof LinkageError)
+                    ? new JedisException("the batch this call went in failed on its sender's thread", batchFailed) : batchFailed;
             for (Call c : batch) {
                 if (c.reply == null && c.failure == null) {
-                    c.failure = batchFailed;
+                    c.failure = c.caller == Thread.currentThread() ? batchFailed : others;
                 }
             }
             if (RedisRateLimiter.isTimeout(batchFailed)) {

@@ -12,6 +12,7 @@ import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.providers.ConnectionProvider;
 
 import java.time.Duration;
@@ -27,6 +28,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * The batcher's hand-offs, with pipelines the test holds open (a real Redis cannot hold one batch
@@ -95,6 +97,32 @@ class CallBatcherTest {
         // others in its batch got no answer at all, and queued callers stayed parked until new traffic.
         redis.failWith = new NoSuchMethodError("redis.clients.jedis.Response.get()");
         failsEachCallAndHandsOnTheQueue(NoSuchMethodError.class);
+    }
+
+    @Test
+    void aStackOverflowOnTheSendersThreadIsItsOwnTheOthersGetAStoreFailure() throws Exception {
+        // An Error tied to the sender's thread (its deep stack) must not reach the requests that only
+        // rode in its batch: they would become 500s where alone they would have passed.
+        redis.failWith = new StackOverflowError("deep");
+        List<Future<Object>> calls = calls(CallBatcher.MAX_SENDERS + 6);
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> redis.pipelines.size() == CallBatcher.MAX_SENDERS);
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> allWaiting(CallBatcher.MAX_SENDERS + 6));
+        redis.pipelines.get(0).release.countDown();
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> redis.pipelines.size() == CallBatcher.MAX_SENDERS + 1);
+        redis.pipelines.forEach(p -> p.release.countDown());
+        int own = 0;
+        int rode = 0;
+        for (Future<Object> f : calls) {
+            Throwable cause = catchThrowable(() -> f.get(10, TimeUnit.SECONDS)).getCause();
+            if (cause instanceof StackOverflowError) {
+                own++;
+            } else {
+                assertThat(cause).isInstanceOf(JedisException.class).hasCauseInstanceOf(StackOverflowError.class);
+                rode++;
+            }
+        }
+        assertThat(own).as("at most one per sender").isLessThanOrEqualTo(redis.pipelines.size());
+        assertThat(rode).as("the last batch carried others' calls").isPositive();
     }
 
     private void failsEachCallAndHandsOnTheQueue(Class<? extends Throwable> failure) throws Exception {

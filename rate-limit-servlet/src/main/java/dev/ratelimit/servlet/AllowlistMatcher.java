@@ -48,8 +48,9 @@ final class AllowlistMatcher {
                 } catch (InvalidConfigurationException e) {
                     throw new InvalidConfigurationException("allowlist.clients[" + i + "]", e.problem());
                 }
-            } else if (!entry.startsWith("ip:") && entry.indexOf(':') > 0 && !addressLike(entry)) {
-                // An address-like entry with a colon is a mistyped IPv6 address, not a client id.
+            } else if (!entry.startsWith("ip:") && entry.indexOf(':') > 0 && !(addressLike(entry) && entry.indexOf(':') != entry.lastIndexOf(':'))) {
+                // An address-like entry with two colons (as every IPv6 address has) is a mistyped IPv6
+                // address, not a client id; one with a single colon may be a resolver's id (acc:1234).
                 clientIds.add(entry);
             } else {
                 throw new InvalidConfigurationException("allowlist.clients[" + i + "]", "must be a client id (apikey:..., ip:...) "

@@ -150,6 +150,11 @@ class ShadowAllowlistTest {
         // An address-like entry is shown: it holds no secret, and the typo is in it.
         RateLimitConfig typo = twoEndpoints(false).allowlist(new Allowlist(List.of(), List.of("10.0.0.300"))).build();
         assertThatThrownBy(() -> RateLimitFilter.builder().config(typo)).hasMessageEndingWith("was \"10.0.0.300\"");
+        // A resolver's id with one colon is an id, even made of hex digits.
+        RateLimitConfig customId = twoEndpoints(false).allowlist(new Allowlist(List.of(), List.of("acc:1234"))).build();
+        RateLimitFilter.builder().config(customId);
+        RateLimitConfig v6Typo2 = twoEndpoints(false).allowlist(new Allowlist(List.of(), List.of("2001:db8:::1"))).build();
+        assertThatThrownBy(() -> RateLimitFilter.builder().config(v6Typo2)).hasMessageEndingWith("was \"2001:db8:::1\"");
         // A mistyped IPv6 block is refused too, not kept as a client id "2001:..." that never matches.
         RateLimitConfig v6typo = twoEndpoints(false).allowlist(new Allowlist(List.of(), List.of("2001:db8::1/129"))).build();
         assertThatThrownBy(() -> RateLimitFilter.builder().config(v6typo)).hasMessageEndingWith("was \"2001:db8::1/129\"");

@@ -17,9 +17,10 @@ import java.util.List;
 /**
  * The limits the local fallback enforces while Redis is unavailable: this instance's share of each.
  * Counts (capacity, window limit, burst) are multiplied by the share and rounded down, but kept at
- * least 1. A refill or emission rate is multiplied by the share too: the token count is scaled when
- * that leaves at least one token, otherwise the period is stretched (one token per
- * {@code period / (tokens * share)}), so 1 per second at a share of 1/4 becomes 1 per 4 seconds.
+ * least 1. A refill or emission rate is multiplied by the share exactly: the token count is scaled
+ * when that leaves a whole number of tokens (10 per second at 1/2 becomes 5 per second), otherwise
+ * the period is stretched to {@code period / share} (3 per second at 1/2 becomes 3 per 2 seconds,
+ * 1 per second at 1/4 becomes 1 per 4 seconds).
  * Where the scaled rate would make a policy its validation refuses (a bucket slower to refill
  * than the longest allowed, or beyond exact arithmetic), the count is scaled and the rate kept:
  * always valid, since it holds less for no longer than the policy it comes from.
@@ -42,10 +43,10 @@ final class FallbackLimits {
     static Policy scale(Policy policy, double share) {
         if (policy instanceof TokenBucket p) {
             long capacity = count(p.capacity(), share);
-            long tokens = (long) Math.floor(p.refillTokens() * share);
+            long tokens = whole(p.refillTokens() * share);
             try {
                 return tokens >= 1 ? new TokenBucket(capacity, tokens, p.refillPeriod())
-                        : new TokenBucket(capacity, 1, stretch(p.refillPeriod(), p.refillTokens() * share));
+                        : new TokenBucket(capacity, p.refillTokens(), stretch(p.refillPeriod(), share));
             } catch (InvalidConfigurationException tooSlowForExactArithmetic) {
                 return new TokenBucket(capacity, p.refillTokens(), p.refillPeriod());
             }
@@ -57,9 +58,9 @@ final class FallbackLimits {
             return new SlidingWindowCounter(count(p.limit(), share), p.window());
         } else if (policy instanceof Gcra p) {
             long burst = count(p.burst(), share);
-            long rate = (long) Math.floor(p.rate() * share);
+            long rate = whole(p.rate() * share);
             try {
-                return rate >= 1 ? new Gcra(rate, p.period(), burst) : new Gcra(1, stretch(p.period(), p.rate() * share), burst);
+                return rate >= 1 ? new Gcra(rate, p.period(), burst) : new Gcra(p.rate(), stretch(p.period(), share), burst);
             } catch (InvalidConfigurationException tooSlowForExactArithmetic) {
                 return new Gcra(p.rate(), p.period(), burst);
             }
@@ -71,9 +72,19 @@ final class FallbackLimits {
         return Math.max(1, (long) Math.floor(value * share));
     }
 
-    /** The period over which one token comes at {@code tokens} (< 1) per {@code period}, capped at the longest period. */
-    private static Duration stretch(Duration period, double tokens) {
-        double micros = Math.ceil(Durations.toMicros(period) / tokens);
+    /**
+     * {@code scaled} when it is a whole number of at least 1 (10 tokens at a share of 0.5), else 0: a
+     * rate such as 1.5 tokens a second is kept exact by stretching its period instead (3 every 2 s),
+     * never rounded down (1 a second would lose a third of the share).
+     */
+    private static long whole(double scaled) {
+        long rounded = Math.round(scaled);
+        return rounded >= 1 && Math.abs(scaled - rounded) <= 1e-9 * scaled ? rounded : 0;
+    }
+
+    /** {@code period / share} (rounded up to whole µs: never faster than the share), capped at the longest period. */
+    private static Duration stretch(Duration period, double share) {
+        double micros = Math.ceil(Durations.toMicros(period) / share);
         long capped = (long) Math.min(micros, Durations.toMicros(Durations.MAX));
         return Durations.ofMicros(capped);
     }

@@ -33,12 +33,26 @@ class FallbackLimitsTest {
     }
 
     @Test
+    void aRateThatScalesToAFractionOfATokenPerPeriodStaysExactNotRoundedDown() {
+        // Before: 3 a second at a share of 0.5 became 1 a second (a third of the share lost).
+        assertThat(FallbackLimits.scale(Policy.tokenBucket(6, 3, Duration.ofSeconds(1)), 0.5))
+                .isEqualTo(Policy.tokenBucket(3, 3, Duration.ofSeconds(2)));
+        assertThat(FallbackLimits.scale(Policy.tokenBucket(20, 10, Duration.ofSeconds(1)), 0.25))
+                .isEqualTo(Policy.tokenBucket(5, 10, Duration.ofSeconds(4)));
+        assertThat(FallbackLimits.scale(Policy.gcra(3, Duration.ofSeconds(1), 4), 0.5))
+                .isEqualTo(Policy.gcra(3, Duration.ofSeconds(2), 2));
+        // A share such as 1/3: the period is rounded up to whole microseconds, never faster than the share.
+        assertThat(FallbackLimits.scale(Policy.tokenBucket(9, 2, Duration.ofSeconds(1)), 1.0 / 3))
+                .isEqualTo(Policy.tokenBucket(3, 2, Duration.ofSeconds(3)));
+    }
+
+    @Test
     void aScaledRateThatValidationWouldRefuseKeepsTheRateAndScalesTheCount() {
-        // 4 a second into 18 billion tokens takes 142 years to refill; 1 a second into 30% of them, 171.
-        Policy slow = Policy.tokenBucket(18_000_000_000L, 4, Duration.ofSeconds(1));
-        assertThat(FallbackLimits.scale(slow, 0.3)).isEqualTo(Policy.tokenBucket(5_400_000_000L, 4, Duration.ofSeconds(1)));
-        Policy slowGcra = Policy.gcra(4, Duration.ofSeconds(1), 18_000_000_000L);
-        assertThat(FallbackLimits.scale(slowGcra, 0.3)).isEqualTo(Policy.gcra(4, Duration.ofSeconds(1), 5_400_000_000L));
+        // 8 a second at a share of 0.3 is 8 every 3.333334 s: for 9 billion tokens, beyond exact arithmetic.
+        Policy slow = Policy.tokenBucket(30_000_000_000L, 8, Duration.ofSeconds(1));
+        assertThat(FallbackLimits.scale(slow, 0.3)).isEqualTo(Policy.tokenBucket(9_000_000_000L, 8, Duration.ofSeconds(1)));
+        Policy slowGcra = Policy.gcra(8, Duration.ofSeconds(1), 30_000_000_000L);
+        assertThat(FallbackLimits.scale(slowGcra, 0.3)).isEqualTo(Policy.gcra(8, Duration.ofSeconds(1), 9_000_000_000L));
     }
 
     @Test

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -27,7 +28,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
@@ -104,16 +104,10 @@ class CallBatcherTest {
         // An Error tied to the sender's thread (its deep stack) must not reach the requests that only
         // rode in its batch: they would become 500s where alone they would have passed.
         redis.failWith = new StackOverflowError("deep");
-        List<Future<Object>> calls = calls(CallBatcher.MAX_SENDERS + 6);
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> redis.pipelines.size() == CallBatcher.MAX_SENDERS);
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> allWaiting(CallBatcher.MAX_SENDERS + 6));
-        redis.pipelines.get(0).release.countDown();
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> redis.pipelines.size() == CallBatcher.MAX_SENDERS + 1);
-        redis.pipelines.forEach(p -> p.release.countDown());
+        List<Throwable> failures = failuresWhenTheQueueIsHandedOn();
         int own = 0;
         int rode = 0;
-        for (Future<Object> f : calls) {
-            Throwable cause = catchThrowable(() -> f.get(10, TimeUnit.SECONDS)).getCause();
+        for (Throwable cause : failures) {
             if (cause instanceof StackOverflowError) {
                 own++;
             } else {
@@ -126,6 +120,11 @@ class CallBatcherTest {
     }
 
     private void failsEachCallAndHandsOnTheQueue(Class<? extends Throwable> failure) throws Exception {
+        assertThat(failuresWhenTheQueueIsHandedOn()).allSatisfy(cause -> assertThat(cause).isInstanceOf(failure));
+    }
+
+    /** Each call's failure, when failing batches go out one sender at a time and the last carries the queue. */
+    private List<Throwable> failuresWhenTheQueueIsHandedOn() {
         List<Future<Object>> calls = calls(CallBatcher.MAX_SENDERS + 6);
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> redis.pipelines.size() == CallBatcher.MAX_SENDERS);
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> allWaiting(CallBatcher.MAX_SENDERS + 6));
@@ -133,9 +132,13 @@ class CallBatcherTest {
         redis.pipelines.get(0).release.countDown();
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> redis.pipelines.size() == CallBatcher.MAX_SENDERS + 1);
         redis.pipelines.forEach(p -> p.release.countDown());
+        List<Throwable> failures = new ArrayList<>();
         for (Future<Object> f : calls) {
-            assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(failure);
+            Throwable thrown = catchThrowable(() -> f.get(10, TimeUnit.SECONDS));
+            assertThat(thrown).as("every call fails").isInstanceOf(ExecutionException.class);
+            failures.add(thrown.getCause());
         }
+        return failures;
     }
 
     private List<Future<Object>> calls(int n) {

@@ -31,6 +31,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class AmongOtherFiltersTest {
 
+    /** A stricter limit tried out in shadow mode: 1 request an hour per client, for everything. */
+    private static FilterHolder trialInShadowMode() {
+        RateLimitConfig trial = RateLimitConfig.builder().tier("free").unmatched(Policy.fixedWindow(1, Duration.ofHours(1))).build();
+        return holder("trial", RateLimitFilter.builder().config(trial).shadow(true).build());
+    }
+
     private static FilterHolder holder(String name, Filter filter) {
         FilterHolder h = new FilterHolder(filter);
         h.setName(name);
@@ -152,10 +158,8 @@ class AmongOtherFiltersTest {
     @Test
     void aShadowedInstanceNeverHidesTheHeadersOfTheOneThatEnforces() {
         // A stricter per-address limit tried out in shadow mode around the enforced per-endpoint limits.
-        RateLimitConfig trial = RateLimitConfig.builder().tier("free").unmatched(Policy.fixedWindow(1, Duration.ofHours(1))).build();
         try (TestServer server = TestServer.start(context -> {
-            context.addFilter(holder("trial", RateLimitFilter.builder().config(trial).shadow(true).build()), "/*",
-                    EnumSet.of(DispatcherType.REQUEST));
+            context.addFilter(trialInShadowMode(), "/*", EnumSet.of(DispatcherType.REQUEST));
             context.addFilter(holder("perEndpoint", RateLimitFilter.builder().build()), "/*", EnumSet.of(DispatcherType.REQUEST));
         })) {
             List<String> seen = new ArrayList<>();
@@ -171,11 +175,9 @@ class AmongOtherFiltersTest {
 
     @Test
     void anEnforcingInstanceKeepsItsHeadersOverAShadowedOneInside() {
-        RateLimitConfig trial = RateLimitConfig.builder().tier("free").unmatched(Policy.fixedWindow(1, Duration.ofHours(1))).build();
         try (TestServer server = TestServer.start(context -> {
             context.addFilter(holder("perEndpoint", RateLimitFilter.builder().build()), "/*", EnumSet.of(DispatcherType.REQUEST));
-            context.addFilter(holder("trial", RateLimitFilter.builder().config(trial).shadow(true).build()), "/*",
-                    EnumSet.of(DispatcherType.REQUEST));
+            context.addFilter(trialInShadowMode(), "/*", EnumSet.of(DispatcherType.REQUEST));
         })) {
             server.get("/api/reports");
             HttpResponse<String> second = server.get("/api/reports");
@@ -193,12 +195,10 @@ class AmongOtherFiltersTest {
 
     @Test
     void anEnforcedInstanceInAnOutageStillKeepsAShadowedOneInsideFromShowingItsNumbers() {
-        RateLimitConfig trial = RateLimitConfig.builder().tier("free").unmatched(Policy.fixedWindow(1, Duration.ofHours(1))).build();
         try (TestServer server = TestServer.start(context -> {
             context.addFilter(holder("perEndpoint", RateLimitFilter.builder().store(failingOpen()).build()), "/*",
                     EnumSet.of(DispatcherType.REQUEST));
-            context.addFilter(holder("trial", RateLimitFilter.builder().config(trial).shadow(true).build()), "/*",
-                    EnumSet.of(DispatcherType.REQUEST));
+            context.addFilter(trialInShadowMode(), "/*", EnumSet.of(DispatcherType.REQUEST));
         })) {
             server.get("/api/reports");
             HttpResponse<String> second = server.get("/api/reports");
@@ -210,10 +210,8 @@ class AmongOtherFiltersTest {
 
     @Test
     void anEnforcedInstanceInAnOutageInsideAShadowedOneLeavesNoStaleNumbers() {
-        RateLimitConfig trial = RateLimitConfig.builder().tier("free").unmatched(Policy.fixedWindow(1, Duration.ofHours(1))).build();
         try (TestServer server = TestServer.start(context -> {
-            context.addFilter(holder("trial", RateLimitFilter.builder().config(trial).shadow(true).build()), "/*",
-                    EnumSet.of(DispatcherType.REQUEST));
+            context.addFilter(trialInShadowMode(), "/*", EnumSet.of(DispatcherType.REQUEST));
             context.addFilter(holder("perEndpoint", RateLimitFilter.builder().store(failingOpen()).build()), "/*",
                     EnumSet.of(DispatcherType.REQUEST));
         })) {

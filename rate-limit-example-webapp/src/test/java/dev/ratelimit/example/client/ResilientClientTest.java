@@ -267,12 +267,7 @@ class ResilientClientTest {
     @Test
     void threadsSharingTheClientTakeSuccessivePacedMomentsInsteadOfWakingTogether() throws Exception {
         // Every answer: 1 of 10 left, the quota back in 9 s: pace min(9 s / 2, 10 s / 10) = 1 s.
-        HttpServer stub = stub(x -> {
-            x.getResponseHeaders().add("RateLimit-Policy", "\"a\";q=10;w=10");
-            x.getResponseHeaders().add("RateLimit", "\"a\";r=1;t=9");
-            x.sendResponseHeaders(200, -1);
-            x.close();
-        });
+        HttpServer stub = oneLeftOfTenBackIn9Seconds();
         List<Duration> waits = new java.util.concurrent.CopyOnWriteArrayList<>();
         try {
             ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).random(NO_JITTER).sleeper(waits::add).build();
@@ -301,12 +296,7 @@ class ResilientClientTest {
     @Test
     void aPauseSkippedForTheBudgetTakesNoMomentSoPacingResumesAsTimePasses() throws Exception {
         // Every answer: 1 of 10 left, the quota back in 9 s: pace 1 s. The budget fits 2.5 s of waiting.
-        HttpServer stub = stub(x -> {
-            x.getResponseHeaders().add("RateLimit-Policy", "\"a\";q=10;w=10");
-            x.getResponseHeaders().add("RateLimit", "\"a\";r=1;t=9");
-            x.sendResponseHeaders(200, -1);
-            x.close();
-        });
+        HttpServer stub = oneLeftOfTenBackIn9Seconds();
         List<Duration> waits = new ArrayList<>();
         try {
             // Sleeps do not move the clock: as if other threads shared the client, taking moments meanwhile.
@@ -381,6 +371,16 @@ class ResilientClientTest {
     }
 
     /** A server on the loopback address answering every request with {@code handler}. */
+    /** A server whose every answer says 1 of 10 left, the quota back in 9 s. */
+    private static HttpServer oneLeftOfTenBackIn9Seconds() throws IOException {
+        return stub(x -> {
+            x.getResponseHeaders().add("RateLimit-Policy", "\"a\";q=10;w=10");
+            x.getResponseHeaders().add("RateLimit", "\"a\";r=1;t=9");
+            x.sendResponseHeaders(200, -1);
+            x.close();
+        });
+    }
+
     private static HttpServer stub(HttpHandler handler) throws IOException {
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.setExecutor(Executors.newCachedThreadPool());

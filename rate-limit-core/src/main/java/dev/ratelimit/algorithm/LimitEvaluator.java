@@ -2,6 +2,7 @@ package dev.ratelimit.algorithm;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
+import dev.ratelimit.Policy;
 import dev.ratelimit.Source;
 import dev.ratelimit.Verdict;
 
@@ -18,6 +19,7 @@ public final class LimitEvaluator {
     private final int[] logOffsets;
     private final int words;
     private final int logs;
+    private final long smallestLimit;
 
     /** An evaluator for {@code limit}. */
     public LimitEvaluator(Limit limit) {
@@ -38,11 +40,17 @@ public final class LimitEvaluator {
         }
         this.words = w;
         this.logs = g;
+        this.smallestLimit = limit.policies().stream().mapToLong(Policy::limit).min().orElseThrow();
     }
 
     /** The limit evaluated. */
     public Limit limit() {
         return limit;
+    }
+
+    /** Whether a request of {@code cost} can never pass, whatever the state: it costs more than some policy's limit. */
+    public boolean neverPasses(long cost) {
+        return cost > smallestLimit;
     }
 
     /** Longs of state per key. */

@@ -76,6 +76,11 @@ final class Shard {
         long now = clock.nowMicros();
         int slot = find(key);
         if (slot < 0) {
+            if (evaluator.neverPasses(cost)) {
+                // Decided on a fresh state that is not kept: nothing worth remembering, and no client
+                // evicted at the cap to make room for it.
+                return evaluator.decide(new long[stride], 1, new Object[logsPerSlot], 0, now, cost);
+            }
             slot = insert(key, now);
         } else {
             if ((table[slot * stride] & FREQ_MASK) != FREQ_MASK) {
@@ -86,12 +91,7 @@ final class Shard {
                 age();
             }
         }
-        Decision decision = evaluator.decide(table, slot * stride + 1, logs, slot * logsPerSlot, now, cost);
-        if (!decision.allowed() && isFresh(slot, now)) {
-            // A rejected first request (cost over the limit) leaves nothing worth remembering.
-            remove(slot);
-        }
-        return decision;
+        return evaluator.decide(table, slot * stride + 1, logs, slot * logsPerSlot, now, cost);
     }
 
     /** Whether the key with {@code hash} has an entry (its state, or a fresh one not yet swept). */

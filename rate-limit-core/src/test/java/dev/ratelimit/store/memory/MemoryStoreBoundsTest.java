@@ -6,6 +6,7 @@ import dev.ratelimit.ManualClock;
 import dev.ratelimit.Policy;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.TokenBucket;
+import dev.ratelimit.Verdict;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -133,6 +134,18 @@ class MemoryStoreBoundsTest {
         RateLimiter limiter = store.limiter(Limit.of("l", Policy.fixedWindow(1, Duration.ofSeconds(1))));
         limiter.tryAcquire("k", 2);
         assertThat(store.trackedKeys()).isZero();
+    }
+
+    @Test
+    void aRequestThatCanNeverPassEvictsNoClientAtTheCap() {
+        MemoryStore store = MemoryStore.builder().clock(clock).maxKeysPerLimit(1).build();
+        RateLimiter limiter = store.limiter(Limit.of("l", Policy.fixedWindow(1, Duration.ofHours(1))));
+        assertThat(limiter.tryAcquire("a").allowed()).isTrue();
+
+        assertThat(limiter.tryAcquire("b", 2).verdict()).isEqualTo(Verdict.COST_EXCEEDS_LIMIT);
+
+        assertThat(limiter.tryAcquire("a").allowed()).as("a keeps its spent quota").isFalse();
+        assertThat(store.trackedKeys()).isEqualTo(1);
     }
 
     @Test

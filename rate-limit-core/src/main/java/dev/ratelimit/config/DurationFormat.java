@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
  * {@code 1h}, {@code 1d}, also {@code us}) or ISO-8601 ({@code PT1S}).
  */
 public final class DurationFormat {
-    private static final Pattern SHORT = Pattern.compile("(\\d{1,12})(us|ms|s|m|h|d)");
+    private static final Pattern SHORT = Pattern.compile("(\\d+)(us|ms|s|m|h|d)");
 
     private DurationFormat() {
     }
@@ -25,6 +25,10 @@ public final class DurationFormat {
     public static Duration parse(String text, String path) {
         Matcher m = SHORT.matcher(text.trim());
         if (m.matches()) {
+            if (m.group(1).length() > 12) {
+                // Beyond any bound a duration setting has (400 days at most), and beyond a long's range.
+                throw new InvalidConfigurationException(path, "must be a duration of at most 12 digits, was \"" + text + "\"");
+            }
             long n = Long.parseLong(m.group(1));
             return switch (m.group(2)) {
                 case "us" -> Duration.ofNanos(n * 1_000);

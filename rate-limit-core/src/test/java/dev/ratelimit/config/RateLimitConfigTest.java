@@ -65,6 +65,8 @@ class RateLimitConfigTest {
     void badDurationsAndAlgorithmsAndTypesAreNamed() {
         assertThatThrownBy(() -> parse(tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 5, \"window\": \"soon\"}")))
                 .hasMessage("tiers.pro.scan.window: must be a duration such as 500ms, 10s, 1m, 1h, 1d or PT1S, was \"soon\"");
+        assertThatThrownBy(() -> parse(tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 5, \"window\": \"9999999999999d\"}")))
+                .hasMessage("tiers.pro.scan.window: must be a duration of at most 12 digits, was \"9999999999999d\"");
         assertThatThrownBy(() -> parse(tiers("\"scan\": {\"algorithm\": \"leaky_bucket\"}")))
                 .hasMessageStartingWith("tiers.pro.scan.algorithm: must be one of token_bucket");
         assertThatThrownBy(() -> parse(tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 2.5, \"window\": \"1m\"}")))

@@ -7,7 +7,6 @@ import dev.ratelimit.InvalidConfigurationException;
 import dev.ratelimit.Limit;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.Source;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.config.EndpointRule;
 import dev.ratelimit.config.RateLimitConfig;
@@ -199,13 +198,12 @@ final class Enforcer {
         // headers describe the limit that bites first. The refusing one writes them; otherwise the
         // lowest rank does (on a tie, the outer one): an enforced limit's remaining count, below any
         // enforced decision without numbers (an outage's), below any shadowed one.
-        boolean numbers = decision.source() == Source.STORE || decision.source() == Source.LOCAL_FALLBACK
-                || decision.source() == Source.DENIAL_CACHE;
+        boolean numbers = LimitHeaders.hasNumbers(decision);
         long rank = shadowed ? SHADOWED_RANK : numbers ? Math.min(decision.remaining(), NO_NUMBERS_RANK - 1) : NO_NUMBERS_RANK;
         Object shown = request.getAttribute(SHOWN_RANK);
         if (!passes || !(shown instanceof Long earlier) || rank < earlier) {
-            if (shown != null && !numbers) {
-                LimitHeaders.clearNumbers(response::setHeader); // an earlier instance's, which no longer apply
+            if (shown != null) {
+                LimitHeaders.clear(response::setHeader); // an earlier instance's, which no longer apply
             }
             binding.headers().write(response::setHeader, headerStyle, tier, decision, now, retryAfter);
             request.setAttribute(SHOWN_RANK, rank);
@@ -245,6 +243,9 @@ final class Enforcer {
 
     /** Answers 503 when something failed unexpectedly and the failure mode is fail-closed. */
     void unavailable(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        if (request.getAttribute(SHOWN_RANK) != null) {
+            LimitHeaders.clear(response::setHeader); // another instance's numbers do not describe this refusal
+        }
         response.setHeader("Retry-After", "1");
         problems.send(request, response, Problem.unavailable(null, null, 1));
     }

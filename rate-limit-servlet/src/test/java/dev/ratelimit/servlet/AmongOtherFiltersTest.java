@@ -1,11 +1,14 @@
 package dev.ratelimit.servlet;
 
 import dev.ratelimit.Decision;
+import dev.ratelimit.FailureMode;
 import dev.ratelimit.Policy;
 import dev.ratelimit.Source;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.config.EndpointRule;
 import dev.ratelimit.config.RateLimitConfig;
+import dev.ratelimit.servlet.client.ClientIdResolver;
+import dev.ratelimit.servlet.headers.HeaderStyle;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServlet;
@@ -14,6 +17,8 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.IOException;
 import java.net.http.HttpResponse;
@@ -138,10 +143,8 @@ class AmongOtherFiltersTest {
     @Test
     void twoInstancesOnOneRequestShowTheLimitThatBitesFirst() {
         // Around the per-endpoint limits (reports: 100 an hour), 3 requests an hour per address for everything.
-        RateLimitConfig perAddress = RateLimitConfig.builder().tier("free").unmatched(Policy.fixedWindow(3, Duration.ofHours(1))).build();
         try (TestServer server = TestServer.start(context -> {
-            context.addFilter(holder("perAddress", RateLimitFilter.builder().config(perAddress).build()), "/*",
-                    EnumSet.of(DispatcherType.REQUEST));
+            context.addFilter(perAddress(), "/*", EnumSet.of(DispatcherType.REQUEST));
             context.addFilter(holder("perEndpoint", RateLimitFilter.builder().build()), "/*", EnumSet.of(DispatcherType.REQUEST));
         })) {
             List<String> seen = new ArrayList<>();
@@ -222,21 +225,64 @@ class AmongOtherFiltersTest {
         }
     }
 
-    @Test
-    void anInnerInstanceAnswering503CarriesNoNumbersOfTheOuterLimit() {
+    /** 3 requests an hour per client, for everything: the outer instance of two. */
+    private static FilterHolder perAddress() {
         RateLimitConfig perAddress = RateLimitConfig.builder().tier("free").unmatched(Policy.fixedWindow(3, Duration.ofHours(1))).build();
-        FixedStore failingClosed = new FixedStore(limit -> new Decision(Verdict.STORE_UNAVAILABLE, Source.FAIL_CLOSED,
+        return holder("perAddress", RateLimitFilter.builder().config(perAddress).build());
+    }
+
+    @ParameterizedTest(name = "decided by {0}")
+    @EnumSource(value = Source.class, names = {"FAIL_CLOSED", "LOCAL_FALLBACK", "STORE"})
+    void anInnerInstanceAnswering503CarriesNoNumbersOfTheOuterLimit(Source source) {
+        // A store that cannot decide, whoever says so: the failure mode, the Redis store's local fallback, a custom store.
+        FixedStore unavailable = new FixedStore(limit -> new Decision(Verdict.STORE_UNAVAILABLE, source,
                 limit.policies().get(0), limit.policies().get(0).limit(), 0, 0, 1_000_000));
         try (TestServer server = TestServer.start(context -> {
-            context.addFilter(holder("perAddress", RateLimitFilter.builder().config(perAddress).build()), "/*",
-                    EnumSet.of(DispatcherType.REQUEST));
-            context.addFilter(holder("perEndpoint", RateLimitFilter.builder().store(failingClosed).build()), "/*",
+            context.addFilter(perAddress(), "/*", EnumSet.of(DispatcherType.REQUEST));
+            context.addFilter(holder("perEndpoint", RateLimitFilter.builder().store(unavailable).build()), "/*",
                     EnumSet.of(DispatcherType.REQUEST));
         })) {
             HttpResponse<String> response = server.get("/api/reports");
             assertThat(response.statusCode()).isEqualTo(503);
             assertThat(rateLimitHeaders(response)).containsOnlyKeys("X-RateLimit-Tier", "RateLimit-Policy", "Retry-After");
             assertThat(response.headers().firstValue("RateLimit-Policy").orElseThrow()).startsWith("\"reports\"");
+        }
+    }
+
+    @Test
+    void anInnerInstanceThatFailsToDecideAnswers503WithoutTheOuterLimitsHeaders() {
+        ClientIdResolver broken = request -> {
+            throw new IllegalStateException("the account service is down");
+        };
+        try (TestServer server = TestServer.start(context -> {
+            context.addFilter(perAddress(), "/*", EnumSet.of(DispatcherType.REQUEST));
+            context.addFilter(holder("perEndpoint", RateLimitFilter.builder().clientIdResolver(broken)
+                    .failureMode(FailureMode.FAIL_CLOSED).build()), "/*", EnumSet.of(DispatcherType.REQUEST));
+        })) {
+            HttpResponse<String> response = server.get("/api/reports");
+            assertThat(response.statusCode()).isEqualTo(503);
+            assertThat(rateLimitHeaders(response)).containsOnlyKeys("Retry-After");
+        }
+    }
+
+    @Test
+    void anInnerInstanceOfAnotherHeaderStyleReplacesEveryFieldOfTheOuterOne() {
+        RateLimitConfig tight = RateLimitConfig.builder().tier("free").unmatched(Policy.fixedWindow(1, Duration.ofHours(1))).build();
+        try (TestServer server = TestServer.start(context -> {
+            context.addFilter(perAddress(), "/*", EnumSet.of(DispatcherType.REQUEST));
+            context.addFilter(holder("perEndpoint", RateLimitFilter.builder().config(tight).headerStyle(HeaderStyle.X).build()),
+                    "/*", EnumSet.of(DispatcherType.REQUEST));
+        })) {
+            HttpResponse<String> first = server.get("/api/reports");
+            assertThat(rateLimitHeaders(first)).containsOnlyKeys("X-RateLimit-Limit", "X-RateLimit-Remaining",
+                    "X-RateLimit-Reset", "X-RateLimit-Tier");
+            assertThat(first.headers().firstValue("X-RateLimit-Remaining")).hasValue("0");
+
+            HttpResponse<String> refused = server.get("/api/reports");
+            assertThat(refused.statusCode()).isEqualTo(429);
+            // Not the outer instance's RateLimit: ...;r=1 beside the inner one's X-RateLimit-Remaining: 0.
+            assertThat(rateLimitHeaders(refused)).containsOnlyKeys("X-RateLimit-Limit", "X-RateLimit-Remaining",
+                    "X-RateLimit-Reset", "X-RateLimit-Tier", "Retry-After");
         }
     }
 

@@ -40,9 +40,9 @@ import java.util.function.BiConsumer;
  * sent: {@code X-RateLimit-Tier} and {@code RateLimit-Policy}.
  */
 public final class LimitHeaders {
-    /** The headers written only for a decision with numbers. */
-    private static final List<String> NUMBER_HEADERS = List.of("X-RateLimit-Limit", "X-RateLimit-Remaining",
-            "X-RateLimit-Reset", "RateLimit");
+    /** Every header field {@link #write} may set for a decision that passes, in either style. */
+    private static final List<String> FIELDS = List.of("X-RateLimit-Limit", "X-RateLimit-Remaining",
+            "X-RateLimit-Reset", "X-RateLimit-Tier", "RateLimit", "RateLimit-Policy");
     private final Limit limit;
     private final String[] itemNames;
     /** Per policy, computed once: the quoted item name, the limit as text and the whole item. */
@@ -141,8 +141,7 @@ public final class LimitHeaders {
      */
     public void write(BiConsumer<String, String> header, HeaderStyle style, String tier, Decision decision,
                       long nowMicros, long retryAfterSeconds) {
-        boolean known = decision.source() != Source.FAIL_OPEN && decision.source() != Source.FAIL_CLOSED
-                && decision.verdict() != Verdict.STORE_UNAVAILABLE;
+        boolean known = hasNumbers(decision);
         int index = index(decision);
         if (style.x()) {
             if (known) {
@@ -150,7 +149,9 @@ public final class LimitHeaders {
                 header.accept("X-RateLimit-Limit", limit == this.limit.policies().get(index).limit()
                         ? limitTexts[index] : Long.toString(limit));
                 header.accept("X-RateLimit-Remaining", Long.toString(decision.remaining()));
-                header.accept("X-RateLimit-Reset", Long.toString(ceilSeconds(nowMicros + decision.resetAfterMicros())));
+                long resetAt = decision.resetAfterMicros() > Long.MAX_VALUE - nowMicros ? Long.MAX_VALUE
+                        : nowMicros + decision.resetAfterMicros();
+                header.accept("X-RateLimit-Reset", Long.toString(ceilSeconds(resetAt)));
             }
             header.accept("X-RateLimit-Tier", tier);
         }
@@ -167,31 +168,43 @@ public final class LimitHeaders {
     }
 
     /**
-     * Removes the headers that carry a decision's numbers ({@code X-RateLimit-Limit},
-     * {@code -Remaining}, {@code -Reset} and {@code RateLimit}) through {@code header}, called with a
-     * null value ({@code HttpServletResponse.setHeader} removes a header set to null): before a
-     * decision without numbers replaces another filter instance's headers on the same response.
+     * Whether {@link #write} sends {@code decision}'s numbers: only a decision the store (its denial
+     * cache, its local fallback) made, not a failure mode's nor an unavailable store's.
      */
-    public static void clearNumbers(BiConsumer<String, String> header) {
-        for (String name : NUMBER_HEADERS) {
+    public static boolean hasNumbers(Decision decision) {
+        return decision.source() != Source.FAIL_OPEN && decision.source() != Source.FAIL_CLOSED
+                && decision.verdict() != Verdict.STORE_UNAVAILABLE;
+    }
+
+    /**
+     * Removes every header field {@link #write} may set, in either style, through {@code header},
+     * called with a null value ({@code HttpServletResponse.setHeader} removes a header set to null):
+     * before one filter instance's headers replace another's on the same response, so that none of
+     * the other's stay mixed in (its numbers, or a field of a style this one does not write).
+     */
+    public static void clear(BiConsumer<String, String> header) {
+        for (String name : FIELDS) {
             header.accept(name, null);
         }
     }
 
     /**
      * The {@code Retry-After} for a decision: its wait in whole seconds, rounded up, at least 1
-     * (0.2 s and 1 s give 1, 1.5 s gives 2); 0 when it has none (allowed, or never passable).
+     * (0.2 s and 1 s give 1, 1.5 s gives 2); 0 when it has none (allowed, or never passable). A
+     * rejection without a wait (a custom store's) gets the time until its quota is back, at least 1:
+     * an upper bound, never less than the real wait.
      */
     public static long retryAfterSeconds(Decision decision) {
-        if (decision.allowed() || decision.retryAfterMicros() == Decision.NEVER) {
+        if (decision.allowed() || decision.verdict() == Verdict.COST_EXCEEDS_LIMIT) {
             return 0;
         }
-        return Math.max(1, ceilSeconds(decision.retryAfterMicros()));
+        long wait = decision.retryAfterMicros() == Decision.NEVER ? decision.resetAfterMicros() : decision.retryAfterMicros();
+        return Math.max(1, ceilSeconds(wait));
     }
 
-    /** {@code micros} in whole seconds, rounded up; at least 1 for a positive duration. */
+    /** {@code micros} in whole seconds, rounded up; at least 1 for a positive duration, 0 otherwise. */
     static long ceilSeconds(long micros) {
-        return Math.max(0, Math.floorDiv(micros + 999_999L, 1_000_000L));
+        return micros <= 0 ? 0 : (micros - 1) / 1_000_000L + 1;
     }
 
     /** An RFC 8941 sf-string. */

@@ -43,6 +43,25 @@ class LimitHeadersTest {
     }
 
     @Test
+    void aCustomStoresRejectionWithoutAWaitGetsTheTimeUntilItsQuotaIsBack() {
+        Policy p = Policy.fixedWindow(5, Duration.ofMinutes(1));
+        assertThat(LimitHeaders.retryAfterSeconds(decision(Verdict.REJECTED, p, 0, 42_500_000, Decision.NEVER))).isEqualTo(43);
+        assertThat(LimitHeaders.retryAfterSeconds(decision(Verdict.REJECTED, p, 0, 0, Decision.NEVER))).isEqualTo(1);
+    }
+
+    @Test
+    void hugeWaitsAndResetsFromACustomStoreDoNotOverflowIntoSmallOnes() {
+        Policy p = Policy.fixedWindow(5, Duration.ofMinutes(1));
+        Decision endless = decision(Verdict.REJECTED, p, 0, Long.MAX_VALUE, Long.MAX_VALUE);
+        LimitHeaders headers = LimitHeaders.of(Limit.of("scan", p));
+
+        assertThat(LimitHeaders.retryAfterSeconds(endless)).isEqualTo(9_223_372_036_855L);
+        assertThat(written(headers, HeaderStyle.X, endless, 9_223_372_036_855L))
+                .containsEntry("X-RateLimit-Reset", "9223372036855")
+                .containsEntry("Retry-After", "9223372036855");
+    }
+
+    @Test
     void writesBothSetsFromOneDecision() {
         Policy bucket = Policy.tokenBucket(100, 10, Duration.ofSeconds(1));
         LimitHeaders headers = LimitHeaders.of(Limit.of("scan", bucket));

@@ -94,6 +94,10 @@ final class InitParams {
         String trusted = param("trusted-proxies");
         if (trusted != null && !trusted.isBlank()) {
             List<String> cidrs = Arrays.stream(trusted.split(",")).map(String::trim).toList();
+            if (cidrs.isEmpty()) {
+                // "," splits into nothing at all: not "no trusted proxies", which is leaving the param out
+                throw invalid("trusted-proxies", trusted, "must be a comma-separated list of IP addresses or CIDR blocks");
+            }
             apply("trusted-proxies", trusted, () -> builder.trustedProxies(cidrs));
         }
         String forwarded = param("forwarded-header");
@@ -149,7 +153,7 @@ final class InitParams {
             String name = paramOf(e.path());
             String value = param(name);
             throw value != null ? invalid(name, value, e.problem())
-                    : new ServletException(prefix() + "init-param " + name + ": " + e.problem(), e);
+                    : new ServletException(prefix() + "init-param " + name + ": " + ThrottledLog.clean(e.problem()), e);
         }
     }
 
@@ -239,7 +243,9 @@ final class InitParams {
             }
             builder.config(RateLimitConfig.fromJson(Path.of(where)));
         } catch (InvalidConfigurationException e) {
-            throw new ServletException(prefix() + "init-param config=\"" + ThrottledLog.clean(where) + "\": " + e.getMessage(), e);
+            // The file's own values (a method, a path) are quoted in the message: one log line still.
+            throw new ServletException(prefix() + "init-param config=\"" + ThrottledLog.clean(where) + "\": "
+                    + ThrottledLog.clean(String.valueOf(e.getMessage())), e);
         } catch (UncheckedIOException e) {
             // "cannot read rate-limit configuration <file>: no such file", or another reason
             throw new ServletException(prefix() + "init-param config=\"" + ThrottledLog.clean(where) + "\": "
@@ -310,7 +316,7 @@ final class InitParams {
         if (shown.length() > 200) {
             shown = shown.substring(0, 200) + "...";
         }
-        return new ServletException(prefix() + "init-param " + name + "=\"" + shown + "\": " + problem);
+        return new ServletException(prefix() + "init-param " + name + "=\"" + shown + "\": " + ThrottledLog.clean(problem));
     }
 
     private String prefix() {

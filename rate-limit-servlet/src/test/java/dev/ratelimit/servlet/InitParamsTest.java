@@ -2,8 +2,13 @@ package dev.ratelimit.servlet;
 
 import jakarta.servlet.ServletException;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -32,6 +37,7 @@ class InitParamsTest {
             "ipv6-prefix-length | /64             | init-param ipv6-prefix-length=\"/64\": must be a whole number",
             "trusted-proxies    | 10.0.0.0/33     | init-param trusted-proxies=\"10.0.0.0/33\": prefix length must be 0-32, was \"10.0.0.0/33\"",
             "trusted-proxies    | 10.0.0.0/8, localhost | init-param trusted-proxies=\"10.0.0.0/8, localhost\": must be an IP address or CIDR block",
+            "trusted-proxies    | ,               | init-param trusted-proxies=\",\": must be a comma-separated list of IP addresses or CIDR blocks",
             "failure-mode       | sometimes       | init-param failure-mode=\"sometimes\": must be FAIL_OPEN, FAIL_CLOSED or LOCAL_FALLBACK",
             "shadow             | yes             | init-param shadow=\"yes\": must be true or false",
             "dispatcher-types   | REQUEST,NOPE    | init-param dispatcher-types=\"REQUEST,NOPE\": must be a comma-separated list",
@@ -132,6 +138,15 @@ class InitParamsTest {
     @Test
     void stripsControlCharactersFromEchoedValues() {
         assertThat(initFailure("header-style", "x\r\nSet-Cookie: a=b")).contains("x??Set-Cookie: a=b").doesNotContain("\n");
+    }
+
+    @Test
+    void stripsControlCharactersFromValuesTheConfigFileQuotes(@TempDir Path dir) throws IOException {
+        Path config = Files.writeString(dir.resolve("limits.json"), """
+                {"endpoints": [{"method": "GET\\r\\nFAKE LOG LINE", "path": "/api/x", "name": "x"}],
+                 "tiers": {"free": {"x": {"algorithm": "fixed_window", "limit": 1, "window": "1m"}}}}
+                """);
+        assertThat(initFailure("config", config.toString())).contains("GET??FAKE LOG LINE").doesNotContain("\n", "\r");
     }
 
     @Test

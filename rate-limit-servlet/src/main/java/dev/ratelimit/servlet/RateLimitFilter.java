@@ -99,11 +99,18 @@ public final class RateLimitFilter implements Filter {
             }
         } else {
             Settings s = InitParams.read(filterConfig);
+            Settings previous = settings;
             try {
                 start(s);
             } catch (IllegalArgumentException e) {
                 closeOwnedStore(s);
-                throw new ServletException("RateLimitFilter " + filterConfig.getFilterName() + ": " + e.getMessage(), e);
+                throw new ServletException("RateLimitFilter " + ThrottledLog.clean(String.valueOf(filterConfig.getFilterName())) + ": "
+                        + ThrottledLog.clean(String.valueOf(e.getMessage())), e);
+            }
+            // A container calls init() once per instance, but one that calls it again (a reload
+            // without destroy()) must not leave the first store's connections open.
+            if (previous != null) {
+                closeOwnedStore(previous);
             }
         }
         warnOfContextPath(filterConfig);

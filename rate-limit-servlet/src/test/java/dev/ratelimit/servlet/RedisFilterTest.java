@@ -210,6 +210,31 @@ class RedisFilterTest {
     }
 
     @Test
+    void aSecondInitClosesTheConnectionsOfTheStoreTheFirstInitOpened() throws Exception {
+        RateLimitFilter filter = new RateLimitFilter();
+        TestServer server = TestServer.start(context -> {
+            FilterHolder holder = new FilterHolder(filter);
+            holder.setName("rateLimit");
+            holder.setInitParameter("config", CONFIG);
+            holder.setInitParameter("store", redis.url());
+            context.addFilter(holder, "/*", EnumSet.of(DispatcherType.REQUEST));
+        });
+        servers.add(server);
+        assertThat(remaining(server.get("/api/scan"))).isEqualTo("2");
+        assertThat(storeConnections()).isPositive();
+
+        filter.init(new MapFilterConfig("config", CONFIG, "store", redis.url()));
+
+        // The new store connects on first use, so none of ours is left until a request comes.
+        await().atMost(Duration.ofSeconds(10)).until(() -> storeConnections() == 0);
+        assertThat(remaining(server.get("/api/scan"))).isEqualTo("1");
+    }
+
+    private static long storeConnections() {
+        return String.valueOf(redis.call("CLIENT", "LIST")).lines().filter(line -> line.contains(" name=rate-limit ")).count();
+    }
+
+    @Test
     void neverTurnsAnUnreachableRedisIntoA500() {
         redis.kill();
         TestServer server = serverWithInitParams("store", redis.url(), "failure-mode", "FAIL_CLOSED", "redis-timeout", "100ms");

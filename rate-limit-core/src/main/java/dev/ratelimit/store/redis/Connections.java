@@ -222,7 +222,12 @@ final class Connections implements AutoCloseable {
                             .clientConfig(clientConfig)
                             .connectionProvider(slots)
                             .maxAttempts(CLUSTER_ATTEMPTS)
-                            .maxTotalRetriesDuration(connectTimeout.plus(readTimeout).multipliedBy(2))
+                            // Jedis sends a call again after any connection error, a read timeout too,
+                            // and a call that timed out may still run: each copy would charge the
+                            // client. No attempt starts once the read timeout has passed, so only
+                            // calls that failed fast (a redirection, a refused or broken connection)
+                            // are sent again.
+                            .maxTotalRetriesDuration(readTimeout)
                             .build(), slots);
                 } catch (RuntimeException e) {
                     slots.close();

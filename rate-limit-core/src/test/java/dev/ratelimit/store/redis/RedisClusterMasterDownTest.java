@@ -1,5 +1,6 @@
 package dev.ratelimit.store.redis;
 
+import dev.ratelimit.Decision;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.Limit;
 import dev.ratelimit.Policy;
@@ -12,13 +13,19 @@ import dev.ratelimit.testing.RedisServer;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A cluster of 3 masters without replicas (which keeps serving the slots it still has): when one
- * master dies, the clients it held are decided by the failure mode and, once that master's circuit
+ * A cluster of 3 masters without replicas (which keeps serving the slots it still has). A master that
+ * freezes past the read timeout is not sent the call again (it would charge the client once per
+ * copy when it wakes). When one master dies, the clients it held are decided by the failure mode and, once that master's circuit
  * breaker opens, no longer wait on it, while the other masters' clients keep deciding on Redis. With
  * one breaker for the whole store, their successes would reset the count of failures and the dead
  * master would be called, and waited for, on every one of its clients' requests.
@@ -60,6 +67,45 @@ class RedisClusterMasterDownTest {
                     .isEqualTo(THRESHOLD);
             assertThat(store.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
             assertThat(limiter.tryAcquire(served).remaining()).as("the live master kept every decision").isEqualTo(88);
+        }
+    }
+
+    @Test
+    void aCallThatTimedOutOnAFrozenMasterIsChargedOnceWhenTheMasterWakes() throws Exception {
+        try (RedisCluster cluster = RedisCluster.start(3, 0);
+             RedisStore store = RedisStore.builder().url(cluster.url()).failureMode(FailureMode.FAIL_CLOSED)
+                     .readTimeout(Duration.ofMillis(400)).circuitBreaker(100, Duration.ofMinutes(10)).build()) {
+            RedisServer frozen = cluster.currentMasters().get(0);
+            String client = clientOn(cluster, frozen, true);
+            RateLimiter limiter = store.limiter(LIMIT);
+            assertThat(limiter.tryAcquire(client).remaining()).isEqualTo(99);
+            // Three calls held at once: the master's pool now keeps three connections ready, as under
+            // load, and a call sent again goes out at once on one of them.
+            frozen.clientPause(100);
+            ExecutorService threads = Executors.newFixedThreadPool(3);
+            try {
+                List<Future<Decision>> held = new ArrayList<>();
+                for (int i = 0; i < 3; i++) {
+                    held.add(threads.submit(() -> limiter.tryAcquire(client)));
+                }
+                for (Future<Decision> f : held) {
+                    assertThat(f.get().source()).isEqualTo(Source.STORE);
+                }
+            } finally {
+                threads.shutdownNow();
+            }
+
+            frozen.pause();
+            try {
+                assertThat(limiter.tryAcquire(client).source()).as("timed out").isEqualTo(Source.FAIL_CLOSED);
+            } finally {
+                frozen.resume();
+            }
+            // Once the master answers again, it has run what waited in its sockets: the call that timed
+            // out and any copy of it Jedis sent again.
+            assertThat(frozen.call("PING")).isEqualTo("PONG");
+
+            assertThat(limiter.tryAcquire(client).remaining()).as("charged for the call that timed out, once").isEqualTo(94);
         }
     }
 

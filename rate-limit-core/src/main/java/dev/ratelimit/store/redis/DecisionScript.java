@@ -28,8 +28,8 @@ import java.util.TreeMap;
  *
  * <p>Used where Redis Functions are not ({@link FunctionLibrary}): sent by SHA-1 with EVALSHA, one
  * script call per decision. A node that does not know it (first
- * use, a restart, a new cluster node, a failover) answers NOSCRIPT; the script is then loaded on the
- * node owning the keys and the call retried once.
+ * use, a restart, a new cluster node, a failover) answers NOSCRIPT; the call is then sent once more
+ * as EVAL, which leaves the script in that node's script cache.
  */
 final class DecisionScript {
     /** The policy type each algorithm has in ARGV, and the part that implements it. */
@@ -134,8 +134,10 @@ final class DecisionScript {
         try {
             reply = calls.evalsha(redis, sha1, keys, args);
         } catch (JedisNoScriptException e) {
-            redis.scriptLoad(source, keys.get(0));
-            reply = calls.evalsha(redis, sha1, keys, args);
+            // EVAL carries the script and leaves it in the script cache of the node that ran it, so the
+            // next EVALSHA finds it: one call, to the node that owns the keys (SCRIPT LOAD goes to
+            // every Cluster node and fails while any of them is down).
+            reply = redis.eval(source, keys, args);
         }
         return toLongs(reply);
     }

@@ -31,6 +31,8 @@ final class Breakers {
     private final CircuitBreaker shared;
     private final ConcurrentHashMap<Object, CircuitBreaker> byNode = new ConcurrentHashMap<>();
     private volatile StoreHealth health = StoreHealth.UP;
+    /** The earliest instant a failing breaker may be forgotten: until then a success changes nothing here. */
+    private volatile long nextForgetMicros = Long.MAX_VALUE;
 
     /**
      * @param nodeOfKey the Cluster master owning a key's slot (any value with equals), or null to use
@@ -74,8 +76,10 @@ final class Breakers {
     /** Reports a successful call through {@code breaker}. */
     void onSuccess(CircuitBreaker breaker) {
         breaker.onSuccess();
-        if (health != StoreHealth.UP) {
-            // The breaker keeping the store's health down may be one nothing needs any more.
+        if (health != StoreHealth.UP && clock.nowMicros() >= nextForgetMicros) {
+            // The breaker keeping the store's health down may be one nothing needs any more. Not
+            // looked at before it may be: while a master is down, the others' successes would all
+            // queue for this lock.
             update(null);
         }
     }
@@ -87,14 +91,19 @@ final class Breakers {
     private synchronized void update(Throwable cause) {
         long forgetBefore = clock.nowMicros() - FORGET_AFTER_MICROS;
         StoreHealth worst = counted(shared, forgetBefore) ? shared.health() : StoreHealth.UP;
+        long nextForget = forgetAt(shared, forgetBefore);
         for (Map.Entry<Object, CircuitBreaker> e : byNode.entrySet()) {
             CircuitBreaker breaker = e.getValue();
             if (!counted(breaker, forgetBefore)) {
                 byNode.remove(e.getKey(), breaker);
-            } else if (breaker.health().compareTo(worst) > 0) {
+                continue;
+            }
+            if (breaker.health().compareTo(worst) > 0) {
                 worst = breaker.health();
             }
+            nextForget = Math.min(nextForget, forgetAt(breaker, forgetBefore));
         }
+        nextForgetMicros = nextForget;
         StoreHealth previous = health;
         if (worst == previous) {
             return;
@@ -107,6 +116,12 @@ final class Breakers {
         } else {
             store.changed(previous, worst, cause);
         }
+    }
+
+    /** When a counted failing breaker stops counting unless a decision needs it again; never for one that is UP. */
+    private static long forgetAt(CircuitBreaker breaker, long forgetBefore) {
+        return breaker.health() == StoreHealth.UP || !counted(breaker, forgetBefore) ? Long.MAX_VALUE
+                : breaker.lastNeededMicros() + FORGET_AFTER_MICROS;
     }
 
     private static boolean counted(CircuitBreaker breaker, long forgetBefore) {

@@ -13,7 +13,7 @@ import dev.ratelimit.servlet.client.IpAddresses;
  * /64 at least (a home or office line, a phone, a cloud VM): counted per address, one client could
  * take a fresh quota with every request. IPv4 addresses are scarce and count one by one, as do
  * IPv6 addresses with prefix length 128 and IPv6 addresses that carry one IPv4 client through a
- * translator (NAT64's {@code 64:ff9b::/96}, {@code ::ffff:0:0/96}); every spelling of one address
+ * translator (NAT64's {@code 64:ff9b::/96}, SIIT's {@code ::ffff:0:0:0/96}); every spelling of one address
  * (upper case, leading zeros, a zone id, brackets, IPv4-mapped) counts under one canonical id. Ids that are not an IP literal after
  * {@code ip:} (a custom resolver's own) count as they are.
  */
@@ -57,7 +57,7 @@ final class Ipv6Networks {
     /**
      * Whether {@code address} (16 bytes) is an IPv4 client seen through a translator: the NAT64 well-known
      * prefix {@code 64:ff9b::/96} (RFC 6052, as an IPv6-only service behind SIIT sees every IPv4 user)
-     * or an IPv4-translated {@code ::ffff:0:0/96} (RFC 2765). Its last 32 bits are one IPv4 client, so
+     * or an IPv4-translated {@code ::ffff:0:0:0/96} (RFC 2765; {@code ::ffff:0:0/96} is IPv4-mapped, read as IPv4). Its last 32 bits are one IPv4 client, so
      * it counts alone: by its /64, every IPv4 user would share one quota. (Not read as the IPv4 address
      * itself: an IPv6 sender could pick such a source to pass for a trusted IPv4 proxy.)
      */

@@ -24,8 +24,8 @@ import java.util.concurrent.ConcurrentMap;
  *       cap (a shard would evict earlier only if it drew over twice its share of the keys). An entry whose state is fresh again (bucket full, window
  *       over) is dropped as new keys arrive and by {@link #cleanUp()}; at the cap, the least-used
  *       entries go first, so a flood of invented keys cannot push out the clients that keep coming
- *       back. Memory per key is a fixed slot of 8 bytes plus the algorithm's state (16-24 bytes),
- *       with a table at most 75% full (7/8 in a shard that draws more than its share); only the key's 64-bit hash is kept, never the key.</li>
+ *       back while they hold at most about a third of the cap (see the README). Memory per key is a fixed slot of 8 bytes plus the algorithm's state (16-24 bytes),
+ *       with a table at most 75% full (7/8 in a shard that draws more than its share); only a 56-bit hash of the key is kept, never the key.</li>
  *   <li><b>Cheap:</b> a decision is a hash, one probe into a flat {@code long[]}, and the
  *       {@link dev.ratelimit.Decision} it returns; no background thread.</li>
  * </ul>

@@ -17,7 +17,7 @@ import java.util.List;
  * Bytes per tracked client: for each contender, the heap in use after a full GC before and after
  * one request from each of {@code clients} distinct clients, divided by the clients tracked. Key
  * strings are built per request and dropped, as in a servlet, so a container that keeps its keys
- * (every Caffeine- or map-based one) is charged for them and ours (which keeps a 64-bit hash) is not.
+ * (every Caffeine- or map-based one) is charged for them and ours (which keeps a 56-bit hash) is not.
  * The sliding window log is measured after one request per client; each further request in its
  * window adds 8 bytes, up to its limit.
  *

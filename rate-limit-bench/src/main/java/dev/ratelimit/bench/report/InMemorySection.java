@@ -161,7 +161,7 @@ final class InMemorySection {
         }
         md.paragraph("Heap in use after full GCs, before and after one request from each client, divided by the clients "
                 + "tracked. Key strings are built per request and dropped, as in a servlet: containers that keep the key "
-                + "(Caffeine, the map) are charged for it (about 64 bytes for `apikey:sk-pro-1234abcd`); ours keeps a 64-bit "
+                + "(Caffeine, the map) are charged for it (about 64 bytes for `apikey:sk-pro-1234abcd`); ours keeps a 56-bit "
                 + "hash. The sliding window log adds 8 bytes per further request in its window, up to its limit.");
         Markdown.Table table = new Markdown.Table(List.of("Contender", "Clients", "Tracked", "Bytes per client"));
         for (JsonNode n : memory.get()) {

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -125,7 +126,7 @@ public final class RedisCluster implements AutoCloseable {
 
     /** The nodes that are masters now. */
     public List<RedisServer> currentMasters() {
-        return nodes.stream().filter(RedisServer::isRunning)
+        return nodes.stream().filter(RedisServer::answers)
                 .filter(n -> "master".equals(Resp.info(n.port(), "replication", "role")))
                 .collect(Collectors.toList());
     }
@@ -254,9 +255,21 @@ public final class RedisCluster implements AutoCloseable {
 
     /** Kills the {@code masterIndex}-th current master and waits until a replica is promoted; returns it. */
     public RedisServer killMasterAndAwaitPromotion(int masterIndex) {
+        return awaitPromotionAfter(masterIndex, RedisServer::kill);
+    }
+
+    /**
+     * Freezes the {@code masterIndex}-th current master (SIGSTOP, as a host that stops answering:
+     * connections time out rather than being refused) and waits until its replica is promoted; returns it.
+     */
+    public RedisServer freezeMasterAndAwaitPromotion(int masterIndex) {
+        return awaitPromotionAfter(masterIndex, RedisServer::pause);
+    }
+
+    private RedisServer awaitPromotionAfter(int masterIndex, Consumer<RedisServer> fault) {
         RedisServer master = currentMasters().get(masterIndex);
         RedisServer replica = replicaOf(master);
-        master.kill();
+        fault.accept(master);
         Awaitility.await("promotion of " + replica).atMost(FORM_TIMEOUT).pollInterval(Duration.ofMillis(100))
                 .until(() -> "master".equals(Resp.info(replica.port(), "replication", "role")));
         awaitHealthy();
@@ -295,7 +308,7 @@ public final class RedisCluster implements AutoCloseable {
     }
 
     private RedisServer anyRunning() {
-        return nodes.stream().filter(RedisServer::isRunning).findFirst()
+        return nodes.stream().filter(RedisServer::answers).findFirst()
                 .orElseThrow(() -> new IllegalStateException("no node is running"));
     }
 
@@ -314,7 +327,7 @@ public final class RedisCluster implements AutoCloseable {
                 .until(() -> {
                     String reference = null;
                     for (RedisServer n : nodes) {
-                        if (!n.isRunning()) {
+                        if (!n.answers()) {
                             continue;
                         }
                         if (!"ok".equals(clusterState(n))) {

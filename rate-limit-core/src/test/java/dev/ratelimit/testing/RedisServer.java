@@ -42,6 +42,7 @@ public final class RedisServer implements AutoCloseable {
     private final Path dir;
     private final List<String> command;
     private volatile Process process;
+    private volatile boolean paused;
 
     private RedisServer(Path binary, int port, Path dir, List<String> command) {
         this.binary = binary;
@@ -198,11 +199,18 @@ public final class RedisServer implements AutoCloseable {
     /** Freezes the process (SIGSTOP): connections stay open, nothing answers. */
     public void pause() {
         signal("-STOP");
+        paused = true;
     }
 
     /** Thaws a {@link #pause}d process (SIGCONT). */
     public void resume() {
         signal("-CONT");
+        paused = false;
+    }
+
+    /** Whether the process runs and is not {@link #pause}d: it answers commands. */
+    public boolean answers() {
+        return isRunning() && !paused;
     }
 
     /** {@code CLIENT PAUSE millis ALL}: Redis holds every client's commands for {@code millis}. */

@@ -20,6 +20,7 @@ import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -29,10 +30,13 @@ import java.util.function.Supplier;
  *
  * <p>Timeouts bound every wait: connecting, reading a reply, and borrowing a pooled connection
  * (at most the read timeout). A cluster call tries at most three times (one MOVED or ASK
- * redirection and one retry) within twice the connect plus read timeout.
+ * redirection and one retry), and not again once its read timeout has passed.
  */
 final class Connections implements AutoCloseable {
     private static final int CLUSTER_ATTEMPTS = 3;
+    private static final long NEVER = Long.MIN_VALUE;
+    /** How often a failing store may read the slot map again: at most once a second. */
+    private static final long SLOT_MAP_RENEWAL_MICROS = 1_000_000;
 
     /** A client and, for a cluster client made here, its slot map. */
     private record Created(UnifiedJedis client, ClusterConnectionProvider clusterSlots) {
@@ -44,6 +48,8 @@ final class Connections implements AutoCloseable {
     /** The slot map of a cluster client this store created; null otherwise. */
     private volatile ClusterConnectionProvider clusterSlots;
     private volatile boolean closed;
+    /** When the slot map was last read again after a failure (the store's clock, µs); {@link #NEVER} before. */
+    private final AtomicLong slotMapRenewedAt = new AtomicLong(NEVER);
     /** The creation under way, if any; guarded by this. */
     private CompletableFuture<UnifiedJedis> creating;
 
@@ -137,6 +143,28 @@ final class Connections implements AutoCloseable {
     HostAndPort nodeOf(String key) {
         ClusterConnectionProvider slots = clusterSlots;
         return slots == null ? null : slots.getNode(JedisClusterCRC16.getSlot(key));
+    }
+
+    /**
+     * After a connection failure on a cluster client this store created, reads the slot map again (at
+     * most once a second): a master that stopped answering (its host down, calls timing out rather
+     * than refused) may have been replaced by its replica, and no reply will say so. Jedis reads the
+     * map again by itself only after a MOVED reply or a second failed attempt of one call, and a call
+     * is not tried again once its read timeout has passed. Waits for the nodes it asks (each within
+     * the connect and read timeouts); never throws.
+     */
+    void renewSlotMapAfterFailure(long nowMicros) {
+        ClusterConnectionProvider slots = clusterSlots;
+        long last = slotMapRenewedAt.get();
+        if (slots == null || last != NEVER && nowMicros - last < SLOT_MAP_RENEWAL_MICROS
+                || !slotMapRenewedAt.compareAndSet(last, nowMicros)) {
+            return;
+        }
+        try {
+            slots.renewSlotCache();
+        } catch (RuntimeException ignored) {
+            // no node answered: the next failure after a second tries again
+        }
     }
 
     /** Whether the client exists (made or passed in), so that a failure came from one of its connections. */

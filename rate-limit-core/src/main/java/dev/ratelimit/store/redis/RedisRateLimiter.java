@@ -152,6 +152,7 @@ final class RedisRateLimiter implements RateLimiter {
         try {
             if (isConnectionFailure(e)) {
                 settings.connections().dropIdleConnections();
+                settings.connections().renewSlotMapAfterFailure(now);
             }
             if (isResharding(e)) {
                 // TRYAGAIN: the master answered, a resharding is moving the keys' slot; not a failing Redis.
@@ -200,7 +201,7 @@ final class RedisRateLimiter implements RateLimiter {
      */
     private static boolean isTimeout(Throwable e, int depth) {
         for (Throwable t = e; t != null && depth < 8; t = t.getCause(), depth++) {
-            if (t instanceof java.net.SocketTimeoutException) {
+            if (t instanceof java.net.SocketTimeoutException || isClusterDeadline(t)) {
                 return true;
             }
             for (Throwable suppressed : t.getSuppressed()) {
@@ -210,6 +211,16 @@ final class RedisRateLimiter implements RateLimiter {
             }
         }
         return false;
+    }
+
+    /**
+     * Jedis' cluster executor giving up because the call used its whole time budget (the read
+     * timeout, see {@link Connections}): one of its attempts may have timed out, and the exception
+     * does not always carry that attempt's timeout as its cause.
+     */
+    private static boolean isClusterDeadline(Throwable t) {
+        return t instanceof JedisClusterOperationException && t.getMessage() != null
+                && t.getMessage().startsWith("Cluster retry deadline exceeded");
     }
 
     /** The decision when Redis did not decide: the configured failure mode, with {@code breaker}'s retry hint. */

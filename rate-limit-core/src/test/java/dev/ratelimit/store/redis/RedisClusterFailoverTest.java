@@ -18,9 +18,9 @@ import java.time.Duration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A cluster of 3 masters with a replica each: after a manual failover, and after a master is killed
- * and its replica promoted, decisions go on from the replicated state (scripts reloaded on the new
- * master through NOSCRIPT).
+ * A cluster of 3 masters with a replica each: after a manual failover, after a master is killed and
+ * its replica promoted, and after a master stops answering and its replica is promoted, decisions go
+ * on from the replicated state.
  */
 class RedisClusterFailoverTest {
     private static final Limit LIMIT = Limit.of("failover", Policy.fixedWindow(100, Duration.ofDays(400)));
@@ -44,8 +44,7 @@ class RedisClusterFailoverTest {
                 .readTimeout(Duration.ofSeconds(1)).build()) {
             RateLimiter limiter = store.limiter(LIMIT);
             assertThat(limiter.tryAcquire("survivor", 10).remaining()).isEqualTo(90);
-            String key = "rl:failover:" + LIMIT.fingerprint() + ":{" + ClientHash.sha256().of("survivor") + "}:0";
-            int slot = cluster.slot(key);
+            int slot = cluster.slot(survivorKey());
             RedisServer owner = cluster.masterOf(slot);
             owner.call("WAIT", 1, 2000);
 
@@ -61,5 +60,33 @@ class RedisClusterFailoverTest {
                     .until(() -> limiter.tryAcquire("survivor", 10), d -> d.source() == Source.STORE);
             assertThat(after.remaining()).as("after the master died").isEqualTo(70);
         }
+    }
+
+    @Test
+    void decisionsMoveToThePromotedReplicaWhenTheMasterStopsAnsweringRatherThanRefusing() {
+        // A host that is down answers nothing: calls time out instead of being refused, so no call is
+        // tried twice and Jedis never reads the slot map again by itself. Default timeouts (100 ms).
+        try (RedisCluster frozenOne = RedisCluster.start(3, 1);
+             RedisStore store = RedisStore.builder().url(frozenOne.url()).failureMode(FailureMode.FAIL_CLOSED).build()) {
+            RateLimiter limiter = store.limiter(LIMIT);
+            assertThat(limiter.tryAcquire("survivor", 10).remaining()).isEqualTo(90);
+            int slot = frozenOne.slot(survivorKey());
+            RedisServer owner = frozenOne.masterOf(slot);
+            assertThat(owner.call("WAIT", 1, 10_000)).as("the replica has the client's state").isEqualTo(1L);
+            try {
+                RedisServer promoted = frozenOne.freezeMasterAndAwaitPromotion(frozenOne.currentMasters().indexOf(owner));
+                assertThat(frozenOne.masterOf(slot)).isSameAs(promoted);
+
+                Decision after = Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+                        .until(() -> limiter.tryAcquire("survivor", 10), d -> d.source() == Source.STORE);
+                assertThat(after.remaining()).as("on the promoted replica").isEqualTo(80);
+            } finally {
+                owner.resume();
+            }
+        }
+    }
+
+    private static String survivorKey() {
+        return "rl:failover:" + LIMIT.fingerprint() + ":{" + ClientHash.sha256().of("survivor") + "}:0";
     }
 }

@@ -1,0 +1,34 @@
+package dev.ratelimit.store.redis;
+
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.exceptions.JedisClusterOperationException;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+
+import java.net.ConnectException;
+import java.net.SocketTimeoutException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Which failures the store sends again on a fresh connection: only those that cannot have timed out,
+ * since a call that timed out may still run and a second copy would charge the client twice.
+ */
+class TimeoutClassificationTest {
+
+    @Test
+    void aReadTimeoutAnywhereInTheCausesIsATimeout() {
+        assertThat(RedisRateLimiter.isTimeout(new JedisConnectionException(new SocketTimeoutException("Read timed out")))).isTrue();
+    }
+
+    @Test
+    void aClusterCallThatUsedItsWholeTimeBudgetIsATimeoutEvenWithoutACause() {
+        // Jedis' executor throws this without the attempt's timeout when its back-off finds the deadline passed.
+        assertThat(RedisRateLimiter.isTimeout(new JedisClusterOperationException("Cluster retry deadline exceeded."))).isTrue();
+    }
+
+    @Test
+    void aRefusedConnectionIsNotATimeout() {
+        assertThat(RedisRateLimiter.isTimeout(new JedisClusterOperationException("No more cluster attempts left.",
+                new JedisConnectionException(new ConnectException("Connection refused"))))).isFalse();
+    }
+}

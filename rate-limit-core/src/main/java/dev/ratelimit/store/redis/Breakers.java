@@ -84,6 +84,16 @@ final class Breakers {
         }
     }
 
+    /** Reports a failed call through {@code breaker}. */
+    void onFailure(CircuitBreaker breaker, long now, Throwable cause) {
+        breaker.onFailure(now, cause);
+        if (health == StoreHealth.UP && breaker.health() != StoreHealth.UP) {
+            // A failing breaker that had stopped counting and fails again without changing state (the
+            // shared one is kept when forgotten, not replaced) counts again: no transition says so.
+            update(cause);
+        }
+    }
+
     private CircuitBreaker newBreaker() {
         return new CircuitBreaker(threshold, openMicros, (previous, current, cause) -> update(cause));
     }

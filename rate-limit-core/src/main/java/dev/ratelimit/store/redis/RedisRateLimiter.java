@@ -158,7 +158,7 @@ final class RedisRateLimiter implements RateLimiter {
                 // TRYAGAIN: the master answered, a resharding is moving the keys' slot; not a failing Redis.
                 settings.breakers().onSuccess(breaker);
             } else {
-                breaker.onFailure(now, e);
+                settings.breakers().onFailure(breaker, now, e);
             }
             RateLimitListener listener = settings.listener();
             if (listener != RateLimitListener.NONE) {

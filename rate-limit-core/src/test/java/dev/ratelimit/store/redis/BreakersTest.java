@@ -87,6 +87,24 @@ class BreakersTest {
     }
 
     @Test
+    void theSharedBreakerCountsAgainWhenItFailsAfterBeingForgotten() {
+        // A single node in an outage with no traffic for a minute, then traffic again, still failing.
+        CircuitBreaker shared = breakers.forKey("x:1");
+        breakers.onFailure(shared, clock.nowMicros(), DOWN);
+        breakers.onFailure(shared, clock.nowMicros(), DOWN);
+        clock.advanceMicros(Breakers.FORGET_AFTER_MICROS);
+        breakers.onSuccess(breakers.forKey("b:1"));
+        assertThat(breakers.health()).as("forgotten").isEqualTo(StoreHealth.UP);
+
+        assertThat(shared.allowCall(clock.nowMicros())).as("the probe").isTrue();
+        breakers.onFailure(shared, clock.nowMicros(), DOWN); // OPEN again: no change of the breaker's own state
+
+        assertThat(breakers.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
+        assertThat(changes).containsExactly("UP->DEGRADED", "DEGRADED->CIRCUIT_OPEN", "CIRCUIT_OPEN->UP",
+                "UP->DEGRADED", "DEGRADED->CIRCUIT_OPEN");
+    }
+
+    @Test
     void anOpenBreakerThatDecisionsStillAskForKeepsCounting() {
         CircuitBreaker a = openBreakerOfA();
         for (int i = 0; i < 3; i++) {

@@ -26,7 +26,8 @@ public final class DurationFormat {
         Matcher m = SHORT.matcher(text.trim());
         if (m.matches()) {
             if (m.group(1).length() > 12) {
-                // Beyond any bound a duration setting has (400 days at most), and beyond a long's range.
+                // 12 digits hold every duration a setting accepts in ms or larger units (400 days at most is
+                // 34,560,000,000 ms); a longer one in µs is written in a larger unit.
                 throw new InvalidConfigurationException(path, "must be a duration of at most 12 digits, was \"" + text + "\"");
             }
             long n = Long.parseLong(m.group(1));

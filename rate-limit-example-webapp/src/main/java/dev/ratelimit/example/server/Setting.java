@@ -16,7 +16,7 @@ public enum Setting {
     FAILURE_MODE("RATE_LIMIT_FAILURE_MODE", "LOCAL_FALLBACK with Redis, else FAIL_OPEN",
             "when Redis (or anything else) cannot decide: FAIL_OPEN (allow), FAIL_CLOSED (503), LOCAL_FALLBACK "
                     + "(Redis only: decide in memory with a share of each limit)"),
-    FALLBACK_SHARE("RATE_LIMIT_FALLBACK_SHARE", "the Redis store's default",
+    FALLBACK_SHARE("RATE_LIMIT_FALLBACK_SHARE", "1.0",
             "LOCAL_FALLBACK's share of each limit per instance, in (0, 1], e.g. 0.5 for two instances; Redis only"),
     REDIS_TIMEOUT("RATE_LIMIT_REDIS_TIMEOUT", "100ms", "Redis connect and read timeout, 1ms to 60s; Redis only"),
     REDIS_KEY_PREFIX("RATE_LIMIT_REDIS_KEY_PREFIX", "rl:",

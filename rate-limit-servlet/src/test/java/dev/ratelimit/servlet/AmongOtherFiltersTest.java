@@ -140,40 +140,37 @@ class AmongOtherFiltersTest {
         }
     }
 
-    @Test
-    void twoInstancesOnOneRequestShowTheLimitThatBitesFirst() {
-        // Around the per-endpoint limits (reports: 100 an hour), 3 requests an hour per address for everything.
+    /**
+     * {@code requests} GETs of /api/reports through {@code outer} around the default per-endpoint
+     * limits (reports: 100 an hour): each answer's status, X-RateLimit-Limit and -Remaining.
+     */
+    private static List<String> limitsSeen(FilterHolder outer, int requests) {
         try (TestServer server = TestServer.start(context -> {
-            context.addFilter(perAddress(), "/*", EnumSet.of(DispatcherType.REQUEST));
+            context.addFilter(outer, "/*", EnumSet.of(DispatcherType.REQUEST));
             context.addFilter(holder("perEndpoint", RateLimitFilter.builder().build()), "/*", EnumSet.of(DispatcherType.REQUEST));
         })) {
             List<String> seen = new ArrayList<>();
-            for (int i = 0; i < 4; i++) {
+            for (int i = 0; i < requests; i++) {
                 HttpResponse<String> r = server.get("/api/reports");
                 seen.add(r.statusCode() + " " + r.headers().firstValue("X-RateLimit-Limit").orElse("-") + " "
                         + r.headers().firstValue("X-RateLimit-Remaining").orElse("-"));
             }
-            // Before, the inner filter's headers won: 100 99, 100 98, 100 97, then a 429 out of nowhere.
-            assertThat(seen).containsExactly("200 3 2", "200 3 1", "200 3 0", "429 3 0");
+            return seen;
         }
+    }
+
+    @Test
+    void twoInstancesOnOneRequestShowTheLimitThatBitesFirst() {
+        // Around the per-endpoint limits, 3 requests an hour per address for everything.
+        // Before, the inner filter's headers won: 100 99, 100 98, 100 97, then a 429 out of nowhere.
+        assertThat(limitsSeen(perAddress(), 4)).containsExactly("200 3 2", "200 3 1", "200 3 0", "429 3 0");
     }
 
     @Test
     void aShadowedInstanceNeverHidesTheHeadersOfTheOneThatEnforces() {
         // A stricter per-address limit tried out in shadow mode around the enforced per-endpoint limits.
-        try (TestServer server = TestServer.start(context -> {
-            context.addFilter(trialInShadowMode(), "/*", EnumSet.of(DispatcherType.REQUEST));
-            context.addFilter(holder("perEndpoint", RateLimitFilter.builder().build()), "/*", EnumSet.of(DispatcherType.REQUEST));
-        })) {
-            List<String> seen = new ArrayList<>();
-            for (int i = 0; i < 3; i++) {
-                HttpResponse<String> r = server.get("/api/reports");
-                seen.add(r.statusCode() + " " + r.headers().firstValue("X-RateLimit-Limit").orElse("-") + " "
-                        + r.headers().firstValue("X-RateLimit-Remaining").orElse("-"));
-            }
-            // Before, the shadowed 0 left won: clients read "1 0" while 100 an hour was enforced.
-            assertThat(seen).containsExactly("200 100 99", "200 100 98", "200 100 97");
-        }
+        // Before, the shadowed 0 left won: clients read "1 0" while 100 an hour was enforced.
+        assertThat(limitsSeen(trialInShadowMode(), 3)).containsExactly("200 100 99", "200 100 98", "200 100 97");
     }
 
     @Test

@@ -87,9 +87,21 @@ final class Breakers {
     /** Reports a failed call through {@code breaker}. */
     void onFailure(CircuitBreaker breaker, long now, Throwable cause) {
         breaker.onFailure(now, cause);
+        countAgain(breaker, cause);
+    }
+
+    /** Reports a call {@code breaker} refused (it is open): a decision needed it. */
+    void onRefused(CircuitBreaker breaker) {
+        countAgain(breaker, null);
+    }
+
+    /**
+     * A failing breaker that had stopped counting and is needed again without changing state (the
+     * shared one is kept when forgotten, not replaced; it fails OPEN to OPEN, or is still open) counts
+     * again: no transition says so.
+     */
+    private void countAgain(CircuitBreaker breaker, Throwable cause) {
         if (health == StoreHealth.UP && breaker.health() != StoreHealth.UP) {
-            // A failing breaker that had stopped counting and fails again without changing state (the
-            // shared one is kept when forgotten, not replaced) counts again: no transition says so.
             update(cause);
         }
     }

@@ -150,20 +150,30 @@ final class Connections implements AutoCloseable {
      * most once a second): a master that stopped answering (its host down, calls timing out rather
      * than refused) may have been replaced by its replica, and no reply will say so. Jedis reads the
      * map again by itself only after a MOVED reply or a second failed attempt of one call, and a call
-     * is not tried again once its read timeout has passed. Waits for the nodes it asks (each within
-     * the connect and read timeouts); never throws.
+     * is not tried again once its read timeout has passed. The reading asks the nodes one after
+     * another, each within the connect and read timeouts, so it runs on a short-lived daemon thread
+     * of its own: no request waits for it. Never throws.
      */
     void renewSlotMapAfterFailure(long nowMicros) {
         ClusterConnectionProvider slots = clusterSlots;
         long last = slotMapRenewedAt.get();
-        if (slots == null || last != NEVER && nowMicros - last < SLOT_MAP_RENEWAL_MICROS
+        long elapsed = nowMicros - last;
+        if (slots == null || last != NEVER && elapsed >= 0 && elapsed < SLOT_MAP_RENEWAL_MICROS
                 || !slotMapRenewedAt.compareAndSet(last, nowMicros)) {
             return;
         }
         try {
-            slots.renewSlotCache();
-        } catch (RuntimeException ignored) {
-            // no node answered: the next failure after a second tries again
+            Thread renewal = new Thread(() -> {
+                try {
+                    slots.renewSlotCache();
+                } catch (RuntimeException ignored) {
+                    // no node answered: the next failure after a second tries again
+                }
+            }, "rate-limit-cluster-slots");
+            renewal.setDaemon(true);
+            renewal.start();
+        } catch (RuntimeException | OutOfMemoryError ignored) {
+            // no thread to be had: the next failure after a second tries again
         }
     }
 

@@ -70,6 +70,7 @@ final class RedisRateLimiter implements RateLimiter {
             keys = script.keys(client);
             breaker = settings.breakers().forKey(keys.get(0));
             if (!breaker.allowCall(sentAt)) {
+                settings.breakers().onRefused(breaker);
                 return whenUnavailable(breaker, client, cost, sentAt);
             }
         } catch (RuntimeException unexpected) {
@@ -150,9 +151,9 @@ final class RedisRateLimiter implements RateLimiter {
 
     private void failed(CircuitBreaker breaker, Throwable e, long micros, long now) {
         try {
-            if (isConnectionFailure(e)) {
+            boolean connectionFailure = isConnectionFailure(e);
+            if (connectionFailure) {
                 settings.connections().dropIdleConnections();
-                settings.connections().renewSlotMapAfterFailure(now);
             }
             if (isResharding(e)) {
                 // TRYAGAIN: the master answered, a resharding is moving the keys' slot; not a failing Redis.
@@ -164,6 +165,9 @@ final class RedisRateLimiter implements RateLimiter {
             if (listener != RateLimitListener.NONE) {
                 listener.onStoreCall(micros, false);
                 listener.onStoreError(e);
+            }
+            if (connectionFailure) {
+                settings.connections().renewSlotMapAfterFailure(now);
             }
         } catch (RuntimeException | LinkageError ignored) {
             // reporting a failure must not fail the request
@@ -215,11 +219,12 @@ final class RedisRateLimiter implements RateLimiter {
 
     /**
      * Jedis' cluster executor giving up because the call used its whole time budget (the read
-     * timeout, see {@link Connections}): one of its attempts may have timed out, and the exception
-     * does not always carry that attempt's timeout as its cause.
+     * timeout, see {@link Connections}) while backing off: one of its attempts may have timed out,
+     * and that exception carries no cause to tell.
      */
     private static boolean isClusterDeadline(Throwable t) {
-        return t instanceof JedisClusterOperationException && t.getMessage() != null
+        // Only without a cause: with one, the cause chain says whether an attempt timed out.
+        return t instanceof JedisClusterOperationException && t.getCause() == null && t.getMessage() != null
                 && t.getMessage().startsWith("Cluster retry deadline exceeded");
     }
 

@@ -105,6 +105,24 @@ class BreakersTest {
     }
 
     @Test
+    void theSharedBreakerCountsAgainWhenItRefusesACallAfterBeingForgotten() {
+        // Open for longer than a minute: when traffic comes back, the breaker is still open and refuses.
+        Breakers longOpen = new Breakers(2, 10 * Breakers.FORGET_AFTER_MICROS, clock, key -> key.startsWith("b") ? "B" : null,
+                (previous, current, cause) -> changes.add(previous + "->" + current));
+        CircuitBreaker shared = longOpen.shared();
+        longOpen.onFailure(shared, clock.nowMicros(), DOWN);
+        longOpen.onFailure(shared, clock.nowMicros(), DOWN);
+        clock.advanceMicros(Breakers.FORGET_AFTER_MICROS);
+        longOpen.onSuccess(longOpen.forKey("b:1"));
+        assertThat(longOpen.health()).as("forgotten").isEqualTo(StoreHealth.UP);
+
+        assertThat(shared.allowCall(clock.nowMicros())).as("still open").isFalse();
+        longOpen.onRefused(shared);
+
+        assertThat(longOpen.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
+    }
+
+    @Test
     void anOpenBreakerThatDecisionsStillAskForKeepsCounting() {
         CircuitBreaker a = openBreakerOfA();
         for (int i = 0; i < 3; i++) {

@@ -27,6 +27,12 @@ class TimeoutClassificationTest {
     }
 
     @Test
+    void aClusterCallOutOfTimeAfterRefusedConnectionsIsNotATimeout() {
+        assertThat(RedisRateLimiter.isTimeout(new JedisClusterOperationException("Cluster retry deadline exceeded.",
+                new JedisConnectionException(new ConnectException("Connection refused"))))).isFalse();
+    }
+
+    @Test
     void aRefusedConnectionIsNotATimeout() {
         assertThat(RedisRateLimiter.isTimeout(new JedisClusterOperationException("No more cluster attempts left.",
                 new JedisConnectionException(new ConnectException("Connection refused"))))).isFalse();

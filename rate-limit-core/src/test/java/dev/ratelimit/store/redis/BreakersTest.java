@@ -86,15 +86,24 @@ class BreakersTest {
         assertThat(changes).containsExactly("UP->DEGRADED", "DEGRADED->CIRCUIT_OPEN", "CIRCUIT_OPEN->UP");
     }
 
+    /**
+     * {@code b}'s shared breaker (a single node's only one), opened by two failures and then needed by
+     * no decision for a minute: forgotten, the store says UP again while it is still not UP.
+     */
+    private CircuitBreaker forgottenOpenShared(Breakers b) {
+        CircuitBreaker shared = b.shared();
+        b.onFailure(shared, clock.nowMicros(), DOWN);
+        b.onFailure(shared, clock.nowMicros(), DOWN);
+        clock.advanceMicros(Breakers.FORGET_AFTER_MICROS);
+        b.onSuccess(b.forKey("b:1"));
+        assertThat(b.health()).as("forgotten").isEqualTo(StoreHealth.UP);
+        return shared;
+    }
+
     @Test
     void theSharedBreakerCountsAgainWhenItFailsAfterBeingForgotten() {
         // A single node in an outage with no traffic for a minute, then traffic again, still failing.
-        CircuitBreaker shared = breakers.forKey("x:1");
-        breakers.onFailure(shared, clock.nowMicros(), DOWN);
-        breakers.onFailure(shared, clock.nowMicros(), DOWN);
-        clock.advanceMicros(Breakers.FORGET_AFTER_MICROS);
-        breakers.onSuccess(breakers.forKey("b:1"));
-        assertThat(breakers.health()).as("forgotten").isEqualTo(StoreHealth.UP);
+        CircuitBreaker shared = forgottenOpenShared(breakers);
 
         assertThat(shared.allowCall(clock.nowMicros())).as("the probe").isTrue();
         breakers.onFailure(shared, clock.nowMicros(), DOWN); // OPEN again: no change of the breaker's own state
@@ -109,12 +118,7 @@ class BreakersTest {
         // Open for longer than a minute: when traffic comes back, the breaker is still open and refuses.
         Breakers longOpen = new Breakers(2, 10 * Breakers.FORGET_AFTER_MICROS, clock, key -> key.startsWith("b") ? "B" : null,
                 (previous, current, cause) -> changes.add(previous + "->" + current));
-        CircuitBreaker shared = longOpen.shared();
-        longOpen.onFailure(shared, clock.nowMicros(), DOWN);
-        longOpen.onFailure(shared, clock.nowMicros(), DOWN);
-        clock.advanceMicros(Breakers.FORGET_AFTER_MICROS);
-        longOpen.onSuccess(longOpen.forKey("b:1"));
-        assertThat(longOpen.health()).as("forgotten").isEqualTo(StoreHealth.UP);
+        CircuitBreaker shared = forgottenOpenShared(longOpen);
 
         assertThat(shared.allowCall(clock.nowMicros())).as("still open").isFalse();
         longOpen.onRefused(shared);

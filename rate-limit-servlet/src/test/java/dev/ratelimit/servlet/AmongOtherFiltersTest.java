@@ -283,6 +283,20 @@ class AmongOtherFiltersTest {
         }
     }
 
+    /**
+     * {@code servlet} at {@code path}, async-supported, behind a filter with the default limits that
+     * counts the dispatches {@code counted} (and is mapped for exactly those).
+     */
+    private static TestServer asyncServer(String path, HttpServlet servlet, DispatcherType first, DispatcherType... counted) {
+        return TestServer.start(context -> {
+            ServletHolder holder = new ServletHolder("app", servlet);
+            holder.setAsyncSupported(true);
+            context.addServlet(holder, path);
+            context.addFilter(holder("rateLimit", RateLimitFilter.builder().dispatcherTypes(first, counted).build()),
+                    "/*", EnumSet.of(first, counted));
+        });
+    }
+
     @Test
     void aRefusalOfAnAsyncDispatchAfterTheApplicationCommittedAppendsNothingToItsAnswer() {
         HttpServlet streaming = new HttpServlet() {
@@ -298,13 +312,7 @@ class AmongOtherFiltersTest {
                 resp.getWriter().write("done");
             }
         };
-        try (TestServer server = TestServer.start(context -> {
-            ServletHolder holder = new ServletHolder("stream", streaming);
-            holder.setAsyncSupported(true);
-            context.addServlet(holder, "/stream");
-            context.addFilter(holder("rateLimit", RateLimitFilter.builder().dispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC)
-                    .build()), "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
-        })) {
+        try (TestServer server = asyncServer("/stream", streaming, DispatcherType.REQUEST, DispatcherType.ASYNC)) {
             HttpResponse<String> last = null;
             for (int i = 0; i < 11; i++) {
                 last = server.get("/stream");
@@ -327,13 +335,7 @@ class AmongOtherFiltersTest {
                 resp.getWriter().write("hello");
             }
         };
-        try (TestServer server = TestServer.start(context -> {
-            ServletHolder holder = new ServletHolder("sized", sized);
-            holder.setAsyncSupported(true);
-            context.addServlet(holder, "/api/scan");
-            context.addFilter(holder("rateLimit", RateLimitFilter.builder().dispatcherTypes(DispatcherType.ASYNC).build()),
-                    "/*", EnumSet.of(DispatcherType.ASYNC));
-        })) {
+        try (TestServer server = asyncServer("/api/scan", sized, DispatcherType.ASYNC)) {
             for (int i = 0; i < 10; i++) {
                 assertThat(server.get("/api/scan").body()).isEqualTo("hello");
             }

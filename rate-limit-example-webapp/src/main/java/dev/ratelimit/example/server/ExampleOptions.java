@@ -239,8 +239,12 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
 
         List<String> proxies = List.of();
         Raw t = raw.get(Setting.TRUSTED_PROXIES);
-        if (t != null) {
-            proxies = Arrays.stream(t.value().split(",")).map(String::trim).filter(x -> !x.isEmpty()).toList();
+        if (t != null && !t.value().isBlank()) {
+            // As the filter's trusted-proxies init-param: an empty entry is a mistake, not "no proxy"
+            proxies = Arrays.stream(t.value().split(",")).map(String::trim).toList();
+            if (proxies.isEmpty()) {
+                throw t.invalid("must be a comma-separated list of IP addresses or CIDR blocks");
+            }
             try {
                 TrustedProxies.of(proxies);
             } catch (InvalidConfigurationException e) {

@@ -115,6 +115,10 @@ class ExampleOptionsTest {
                 .isEqualTo("--fallback-share=\"1.5\": must be a number in (0, 1], e.g. 0.5 for two instances");
         assertThat(problem(Map.of("RATE_LIMIT_TRUSTED_PROXIES", "10.0.0.0/33")))
                 .startsWith("RATE_LIMIT_TRUSTED_PROXIES=\"10.0.0.0/33\": ");
+        assertThat(problem(Map.of("RATE_LIMIT_TRUSTED_PROXIES", ",")))
+                .isEqualTo("RATE_LIMIT_TRUSTED_PROXIES=\",\": must be a comma-separated list of IP addresses or CIDR blocks");
+        assertThat(problem(Map.of("RATE_LIMIT_TRUSTED_PROXIES", "10.0.0.1, , 10.0.0.2")))
+                .startsWith("RATE_LIMIT_TRUSTED_PROXIES=\"10.0.0.1, , 10.0.0.2\": ");
         assertThat(problem(Map.of("RATE_LIMIT_FILTER", "maybe")))
                 .isEqualTo("RATE_LIMIT_FILTER=\"maybe\": must be on or off");
         assertThat(problem(Map.of("SHUTDOWN_TIMEOUT", "soon")))

@@ -50,6 +50,9 @@ public final class DurationFormat {
     /** {@code d} in the shortest exact short form, e.g. {@code 1h} or {@code 1500ms}. */
     public static String format(Duration d) {
         long micros = d.toNanos() / 1_000;
+        if (micros == 0) {
+            return "0s"; // not "0d": every unit divides zero
+        }
         long[] sizes = {86_400_000_000L, 3_600_000_000L, 60_000_000L, 1_000_000L, 1_000L};
         String[] units = {"d", "h", "m", "s", "ms"};
         for (int i = 0; i < sizes.length; i++) {

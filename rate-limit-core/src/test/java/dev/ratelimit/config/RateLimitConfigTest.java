@@ -195,6 +195,7 @@ class RateLimitConfigTest {
         assertThat(DurationFormat.parse("PT1.5S", "w")).isEqualTo(Duration.ofMillis(1500));
         assertThat(DurationFormat.format(Duration.ofHours(1))).isEqualTo("1h");
         assertThat(DurationFormat.format(Duration.ofMillis(1500))).isEqualTo("1500ms");
+        assertThat(DurationFormat.format(Duration.ZERO)).isEqualTo("0s");
     }
 
     @Test

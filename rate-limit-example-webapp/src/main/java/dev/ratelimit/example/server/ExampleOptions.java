@@ -203,13 +203,16 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
         Optional<Duration> redisTimeout = Optional.empty();
         Raw rt = raw.get(Setting.REDIS_TIMEOUT);
         if (rt != null) {
+            Duration d = duration(rt, "must be a duration from 1ms to 60s, such as 100ms or 1s");
+            if (d.getNano() % 1_000_000 != 0) {
+                throw rt.invalid("must be whole milliseconds (Jedis waits in ms), from 1ms to 60s");
+            }
             try {
-                Duration d = DurationFormat.parse(rt.value(), rt.setting().env());
                 RedisStore.builder().connectTimeout(d).readTimeout(d);
-                redisTimeout = Optional.of(d);
             } catch (InvalidConfigurationException e) {
                 throw rt.invalid("must be a duration from 1ms to 60s, such as 100ms or 1s");
             }
+            redisTimeout = Optional.of(d);
             rt.requireRedis(redisUrl);
         }
 
@@ -255,13 +258,12 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
         Duration timeout = Duration.ofSeconds(10);
         Raw d = raw.get(Setting.SHUTDOWN_TIMEOUT);
         if (d != null) {
-            try {
-                timeout = DurationFormat.parse(d.value(), d.setting().env());
-            } catch (InvalidConfigurationException e) {
-                throw d.invalid("must be a duration such as 500ms, 10s or 1m");
-            }
+            timeout = duration(d, "must be a duration such as 500ms, 10s or 1m");
             if (timeout.isNegative()) {
                 throw d.invalid("must not be negative");
+            }
+            if (timeout.getNano() % 1_000_000 != 0) {
+                throw d.invalid("must be whole milliseconds (Jetty's stop timeout is in ms)");
             }
             if (timeout.compareTo(MAX_SHUTDOWN_TIMEOUT) > 0) {
                 throw d.invalid("must be at most " + DurationFormat.format(MAX_SHUTDOWN_TIMEOUT));
@@ -294,6 +296,15 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
         int start = url.indexOf("://");
         int userStart = start >= 0 && start + 3 <= at ? start + 3 : 0;
         return url.substring(0, userStart) + "***" + url.substring(at);
+    }
+
+    /** {@code raw}'s value as a duration, or an error that says {@code problem}. */
+    private static Duration duration(Raw raw, String problem) throws OptionException {
+        try {
+            return DurationFormat.parse(raw.value(), raw.setting().env());
+        } catch (InvalidConfigurationException e) {
+            throw raw.invalid(problem);
+        }
     }
 
     /** {@code text} without control characters (a value goes into one log line). */

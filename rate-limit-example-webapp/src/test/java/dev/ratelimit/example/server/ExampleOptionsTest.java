@@ -227,4 +227,16 @@ class ExampleOptionsTest {
         assertThat(problem(Map.of(), "--shutdown-timeout=999999999999d"))
                 .isEqualTo("--shutdown-timeout=\"999999999999d\": must be at most 1d");
     }
+
+    @Test
+    void aTimeoutThatIsNotWholeMillisecondsIsRefusedForThatReason() throws OptionException {
+        // Jedis and Jetty wait in whole milliseconds: 1500us would have been 1ms, 500us no wait at all.
+        assertThat(problem(Map.of("REDIS_URL", "redis://cache:6379", "RATE_LIMIT_REDIS_TIMEOUT", "1500us")))
+                .isEqualTo("RATE_LIMIT_REDIS_TIMEOUT=\"1500us\": must be whole milliseconds (Jedis waits in ms), from 1ms to 60s");
+        assertThat(problem(Map.of("REDIS_URL", "redis://cache:6379", "RATE_LIMIT_REDIS_TIMEOUT", "61s")))
+                .isEqualTo("RATE_LIMIT_REDIS_TIMEOUT=\"61s\": must be a duration from 1ms to 60s, such as 100ms or 1s");
+        assertThat(problem(Map.of("SHUTDOWN_TIMEOUT", "500us")))
+                .isEqualTo("SHUTDOWN_TIMEOUT=\"500us\": must be whole milliseconds (Jetty's stop timeout is in ms)");
+        assertThat(ExampleOptions.parse(new String[0], Map.of("SHUTDOWN_TIMEOUT", "0s")).shutdownTimeout()).isZero();
+    }
 }

@@ -142,7 +142,7 @@ final class Shard {
         sweep(SWEEP_PER_INSERT, now);
         if ((count >= maxEntries || tracked.get() >= cap) && sweep(SWEEP_WHEN_FULL, now) == 0 && count > 0) {
             // (A shard with nothing to evict while the others fill the cap adds its key anyway.)
-            evictLeastUsed();
+            evictLeastUsed(now);
         }
         if (length < maxLength && (count + 1) * 4L > length * 3L && (length < shareLength || (count + 1) * 8L > length * 7L)) {
             allocate(length * 2);
@@ -175,7 +175,11 @@ final class Shard {
         return dropped;
     }
 
-    private void evictLeastUsed() {
+    /**
+     * Drops one entry of a sample of {@value #EVICTION_SAMPLE} from the cursor: the first whose state is
+     * fresh again (forgetting it changes nothing), else the least used.
+     */
+    private void evictLeastUsed(long now) {
         int victim = -1;
         long fewest = Long.MAX_VALUE;
         int i = cursor;
@@ -183,6 +187,11 @@ final class Shard {
             long tag = table[i * stride];
             if (tag != 0) {
                 seen++;
+                if (isFresh(i, now)) {
+                    victim = i;
+                    i = (i + 1) & (length - 1);
+                    break;
+                }
                 if ((tag & FREQ_MASK) < fewest) {
                     fewest = tag & FREQ_MASK;
                     victim = i;

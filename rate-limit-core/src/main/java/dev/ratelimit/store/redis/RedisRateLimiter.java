@@ -82,7 +82,7 @@ final class RedisRateLimiter implements RateLimiter {
         } catch (RuntimeException | LinkageError e) {
             // A LinkageError too: a Jedis of another version fails every call, like a failing Redis.
             long failedAt = clock.nowMicros();
-            if (isConnectionFailure(e) && !isTimeout(e) && settings.connections().hasClient()) {
+            if (sendsAgain(e) && settings.connections().hasClient()) {
                 // Failed fast, not by a timeout, on a client that exists: most likely a pooled
                 // connection that died with a Redis restart. Drop the idle ones and try once more on
                 // a fresh connection. (A client that could not be created is not tried again: its
@@ -172,6 +172,23 @@ final class RedisRateLimiter implements RateLimiter {
         } catch (RuntimeException | LinkageError ignored) {
             // reporting a failure must not fail the request
         }
+    }
+
+    /**
+     * Whether a failed call is sent once more on a fresh connection: a connection that failed fast,
+     * not by a timeout (a call that timed out may still run), and not a Cluster call, which Jedis'
+     * own executor already retried within its time budget (sending it again would start a second budget).
+     */
+    static boolean sendsAgain(Throwable e) {
+        if (!isConnectionFailure(e) || isTimeout(e)) {
+            return false;
+        }
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof JedisClusterOperationException) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean isConnectionFailure(Throwable e) {

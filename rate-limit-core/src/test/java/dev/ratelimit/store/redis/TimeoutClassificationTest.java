@@ -11,7 +11,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Which failures the store sends again on a fresh connection: only those that cannot have timed out,
- * since a call that timed out may still run and a second copy would charge the client twice.
+ * since a call that timed out may still run and a second copy would charge the client twice, and
+ * no Cluster call that Jedis itself already retried until it gave up.
  */
 class TimeoutClassificationTest {
 
@@ -36,5 +37,30 @@ class TimeoutClassificationTest {
     void aRefusedConnectionIsNotATimeout() {
         assertThat(RedisRateLimiter.isTimeout(new JedisClusterOperationException("No more cluster attempts left.",
                 new JedisConnectionException(new ConnectException("Connection refused"))))).isFalse();
+    }
+
+    @Test
+    void aConnectionThatBrokeFastIsSentAgain() {
+        assertThat(RedisRateLimiter.sendsAgain(new JedisConnectionException("Unexpected end of stream."))).isTrue();
+    }
+
+    @Test
+    void aTimedOutCallIsNeverSentAgain() {
+        assertThat(RedisRateLimiter.sendsAgain(new JedisConnectionException(new SocketTimeoutException("Read timed out")))).isFalse();
+    }
+
+    @Test
+    void aClusterCallJedisGaveUpOnIsNotSentAgainEvenAfterRefusedConnections() {
+        // Jedis' executor already tried and backed off until its deadline: another call would start a
+        // second deadline and double the worst case the README gives.
+        assertThat(RedisRateLimiter.sendsAgain(new JedisClusterOperationException("Cluster retry deadline exceeded.",
+                new JedisConnectionException(new ConnectException("Connection refused"))))).isFalse();
+        assertThat(RedisRateLimiter.sendsAgain(new JedisClusterOperationException("No more cluster attempts left.",
+                new JedisConnectionException(new ConnectException("Connection refused"))))).isFalse();
+    }
+
+    @Test
+    void aDataErrorIsNotSentAgain() {
+        assertThat(RedisRateLimiter.sendsAgain(new redis.clients.jedis.exceptions.JedisDataException("ERR unknown command"))).isFalse();
     }
 }

@@ -159,6 +159,9 @@ final class Enforcer {
             if (shadow || rule >= 0 && endpoints.rule(rule).shadow()) {
                 return true; // shadow mode never refuses: a malformed key passes, counted against no one
             }
+            if (request.getAttribute(SHOWN_RANK) != null) {
+                LimitHeaders.clear(response::setHeader); // another instance's numbers do not describe this refusal
+            }
             problems.send(request, response, Problem.invalidClient(e.error(), e.detail()));
             return false;
         }
@@ -239,6 +242,22 @@ final class Enforcer {
     /** Whether shadow mode is on for every endpoint (the filter's or the configuration's {@code shadow}). */
     boolean shadowsEverything() {
         return shadow;
+    }
+
+    /**
+     * Whether {@code request} is in shadow mode: everywhere, or its endpoint rule is. Asked after a
+     * failure, so a failure to tell counts as not shadowed.
+     */
+    boolean shadows(HttpServletRequest request) {
+        if (shadow) {
+            return true;
+        }
+        try {
+            int rule = endpoints.match(request.getMethod(), Endpoints.pathOf(request));
+            return rule >= 0 && endpoints.rule(rule).shadow();
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     /** Answers 503 when something failed unexpectedly and the failure mode is fail-closed. */

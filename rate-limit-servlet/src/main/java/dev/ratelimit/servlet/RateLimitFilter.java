@@ -163,12 +163,13 @@ public final class RateLimitFilter implements Filter {
             // Design: an unexpected failure (a custom resolver, a store that throws, a class missing from
             // the classpath) follows the failure mode; it never reaches the container as a 500. Logged
             // without its message, which might quote request data.
-            // Shadow mode everywhere never refuses, not even then.
+            // Shadow mode never refuses, not even then.
             FailureMode mode = s.failureMode();
-            passOn = mode != FailureMode.FAIL_CLOSED || current.shadowsEverything();
+            boolean shadowed = current.shadows(request);
+            passOn = mode != FailureMode.FAIL_CLOSED || shadowed;
             log.warn("RateLimitFilter could not decide a request: " + ThrottledLog.describe(e) + "; "
                     + (passOn ? "passed on unlimited" : "answered 503") + " (failure mode " + mode
-                    + (current.shadowsEverything() ? ", shadow mode" : "") + ")");
+                    + (shadowed ? ", shadow mode" : "") + ")");
             if (!passOn) {
                 current.unavailable(request, response);
             }

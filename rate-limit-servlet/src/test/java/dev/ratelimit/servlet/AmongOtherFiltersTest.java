@@ -8,6 +8,7 @@ import dev.ratelimit.Verdict;
 import dev.ratelimit.config.EndpointRule;
 import dev.ratelimit.config.RateLimitConfig;
 import dev.ratelimit.servlet.client.ClientIdResolver;
+import dev.ratelimit.servlet.client.InvalidClientException;
 import dev.ratelimit.servlet.headers.HeaderStyle;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
@@ -259,6 +260,22 @@ class AmongOtherFiltersTest {
             HttpResponse<String> response = server.get("/api/reports");
             assertThat(response.statusCode()).isEqualTo(503);
             assertThat(rateLimitHeaders(response)).containsOnlyKeys("Retry-After");
+        }
+    }
+
+    @Test
+    void anInnerInstanceRefusingAMalformedClientAnswers400WithoutTheOuterLimitsHeaders() {
+        ClientIdResolver strict = request -> {
+            throw new InvalidClientException("invalid_api_key", "The X-API-Key header is longer than 16 characters.");
+        };
+        try (TestServer server = TestServer.start(context -> {
+            context.addFilter(perAddress(), "/*", EnumSet.of(DispatcherType.REQUEST));
+            context.addFilter(holder("perEndpoint", RateLimitFilter.builder().clientIdResolver(strict).build()), "/*",
+                    EnumSet.of(DispatcherType.REQUEST));
+        })) {
+            HttpResponse<String> response = server.get("/api/reports");
+            assertThat(response.statusCode()).isEqualTo(400);
+            assertThat(rateLimitHeaders(response)).isEmpty();
         }
     }
 

@@ -98,6 +98,17 @@ class ShadowAllowlistTest {
     }
 
     @Test
+    void aShadowedEndpointPassesARequestTheFilterFailedToDecideWhileAnEnforcedOneAnswers503() {
+        start(RateLimitFilter.builder().config(twoEndpoints(true).build()).failureMode(FailureMode.FAIL_CLOSED)
+                .clientIdResolver(request -> {
+                    throw new IllegalStateException("a resolver that fails");
+                }));
+
+        assertThat(server.get("/api/scan").statusCode()).isEqualTo(200);
+        assertThat(server.send("POST", "/api/login").statusCode()).isEqualTo(503);
+    }
+
+    @Test
     void shadowModeFromTheConfigurationWorksTheSame() {
         start(RateLimitFilter.builder().config(twoEndpoints(false).shadow(true).build()));
 

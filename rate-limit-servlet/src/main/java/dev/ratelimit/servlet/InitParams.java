@@ -93,9 +93,9 @@ final class InitParams {
         }
         String trusted = param("trusted-proxies");
         if (trusted != null && !trusted.isBlank()) {
-            List<String> cidrs = Arrays.stream(trusted.split(",")).map(String::trim).toList();
-            if (cidrs.isEmpty()) {
-                // "," splits into nothing at all: not "no trusted proxies", which is leaving the param out
+            List<String> cidrs = Arrays.stream(trusted.split(",", -1)).map(String::trim).toList();
+            if (cidrs.contains("")) {
+                // "," or a stray comma: not "no trusted proxies", which is leaving the param out
                 throw invalid("trusted-proxies", trusted, "must be a comma-separated list of IP addresses or CIDR blocks");
             }
             apply("trusted-proxies", trusted, () -> builder.trustedProxies(cidrs));
@@ -136,13 +136,9 @@ final class InitParams {
         String dispatchers = param("dispatcher-types");
         if (dispatchers != null) {
             List<DispatcherType> types = new ArrayList<>();
-            for (String type : dispatchers.split(",")) {
+            for (String type : dispatchers.split(",", -1)) { // -1: a stray comma is an empty entry, refused
                 types.add(parse("dispatcher-types", dispatchers, () -> DispatcherType.valueOf(type.trim().toUpperCase(Locale.ROOT)),
                         "must be a comma-separated list of REQUEST, FORWARD, INCLUDE, ASYNC, ERROR"));
-            }
-            if (types.isEmpty()) {
-                // "," splits into nothing at all
-                throw invalid("dispatcher-types", dispatchers, "must be a comma-separated list of REQUEST, FORWARD, INCLUDE, ASYNC, ERROR");
             }
             builder.dispatcherTypes(types.get(0), types.subList(1, types.size()).toArray(new DispatcherType[0]));
         }
@@ -195,6 +191,10 @@ final class InitParams {
         if (!RedisParams.isRedisUrl(kind)) {
             throw invalid("store", RedisParams.maskedUrl(kind), "must be memory or a Redis URL (redis://, rediss://, "
                     + "redis-sentinel://, redis-cluster://, rediss-cluster://)");
+        }
+        if ("".equals(param("redis-key-prefix"))) {
+            // an empty <param-value> would put every key at the top level of a database others may share
+            throw invalid("redis-key-prefix", "", "must not be empty; leave it out for the default rl:");
         }
         RedisParams redis = new RedisParams(kind, mode,
                 optional("fallback-share", s -> parse("fallback-share", s, () -> Double.parseDouble(s.trim()), "must be a number in (0, 1]")),

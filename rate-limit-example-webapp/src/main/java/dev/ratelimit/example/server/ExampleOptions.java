@@ -242,10 +242,10 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
 
         List<String> proxies = List.of();
         Raw t = raw.get(Setting.TRUSTED_PROXIES);
-        if (t != null && !t.value().isBlank()) {
+        if (t != null) {
             // As the filter's trusted-proxies init-param: an empty entry is a mistake, not "no proxy"
-            proxies = Arrays.stream(t.value().split(",")).map(String::trim).toList();
-            if (proxies.isEmpty()) {
+            proxies = Arrays.stream(t.value().split(",", -1)).map(String::trim).toList();
+            if (proxies.contains("")) {
                 throw t.invalid("must be a comma-separated list of IP addresses or CIDR blocks");
             }
             try {

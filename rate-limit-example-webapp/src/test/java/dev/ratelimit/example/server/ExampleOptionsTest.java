@@ -118,7 +118,9 @@ class ExampleOptionsTest {
         assertThat(problem(Map.of("RATE_LIMIT_TRUSTED_PROXIES", ",")))
                 .isEqualTo("RATE_LIMIT_TRUSTED_PROXIES=\",\": must be a comma-separated list of IP addresses or CIDR blocks");
         assertThat(problem(Map.of("RATE_LIMIT_TRUSTED_PROXIES", "10.0.0.1, , 10.0.0.2")))
-                .startsWith("RATE_LIMIT_TRUSTED_PROXIES=\"10.0.0.1, , 10.0.0.2\": ");
+                .isEqualTo("RATE_LIMIT_TRUSTED_PROXIES=\"10.0.0.1, , 10.0.0.2\": must be a comma-separated list of IP addresses or CIDR blocks");
+        assertThat(problem(Map.of("RATE_LIMIT_TRUSTED_PROXIES", "10.0.0.1,")))
+                .isEqualTo("RATE_LIMIT_TRUSTED_PROXIES=\"10.0.0.1,\": must be a comma-separated list of IP addresses or CIDR blocks");
         assertThat(problem(Map.of("RATE_LIMIT_FILTER", "maybe")))
                 .isEqualTo("RATE_LIMIT_FILTER=\"maybe\": must be on or off");
         assertThat(problem(Map.of("SHUTDOWN_TIMEOUT", "soon")))

@@ -65,6 +65,15 @@ class RedisExtremePoliciesTest {
     }
 
     @Test
+    void tokenBucketWhoseRefillIsNearlyAsLargeAsItsCapacityDividesExactlyOnRedis() {
+        // Lua's floor(a / b) * b for the deficit 2b+1 and the rate b: the product passes 2^53 and rounds,
+        // which made the time to refill 2 µs instead of 3 (fdiv's correction step must not multiply).
+        long b = 3_500_000_000_000_001L;
+        long max = (1L << 53) - 1;
+        same(Limit.of("tb-rate", Policy.tokenBucket(max, b, Duration.ofNanos(1000))), 2 * b + 1, 1, max);
+    }
+
+    @Test
     void fixedWindowOfTheLargestLimitStillRejectsOnRedisOnceFull() {
         long max = (1L << 53) - 1;
         same(Limit.of("fw-max", Policy.fixedWindow(max, Duration.ofMinutes(1))), max, 1, max + 2, 1L << 53);

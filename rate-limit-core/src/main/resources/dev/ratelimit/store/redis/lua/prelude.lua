@@ -23,7 +23,7 @@
 --              remaining, resetAfter us, retryAfter us (-1 = never) }
 --
 -- Numbers: every quantity stays below 2^53, where doubles are exact integers. Lua's '/' and '%' go
--- through floating division, so integer division is done by fdiv, which corrects the quotient, and
+-- through floating division, so integer division is done by fdiv (from math.fmod, which is exact), and
 -- numbers are written with string.format('%d'), never tostring (which would print 1.7e+15).
 -- String state is "a:b[:c]" with trailing zeros dropped; a missing key is the all-zero (fresh) state.
 
@@ -31,19 +31,23 @@ local NEVER = -1
 -- Integers up to here are exact in a double; every quantity of a state stays below it.
 local EXACT = 2^53
 
+-- math.fmod is C's fmod, exact for doubles: a - r is then an exact multiple of b, no larger than a,
+-- and the quotient exact. (floor(a / b) corrected by a - q * b was not: q * b can pass 2^53 and round.)
 local function fdiv(a, b)
-  local q = math.floor(a / b)
-  local r = a - q * b
-  if r < 0 then
+  local r = math.fmod(a, b)
+  local q = (a - r) / b
+  if r ~= 0 and (r < 0) ~= (b < 0) then
     q = q - 1
-  elseif r >= b then
-    q = q + 1
   end
   return q
 end
 
 local function fmod(a, b)
-  return a - fdiv(a, b) * b
+  local r = math.fmod(a, b)
+  if r ~= 0 and (r < 0) ~= (b < 0) then
+    r = r + b
+  end
+  return r
 end
 
 local function cdiv(a, b)

@@ -7,8 +7,8 @@ package dev.ratelimit;
  * <p>Nothing else in this library reads the system clock. Tests pass a {@link ManualClock}; the
  * Redis store uses the Redis server's {@code TIME} so that instances with skewed clocks agree.
  * Implementations must be thread-safe and should never go backwards; the algorithms tolerate a
- * clock that does (it never admits more than a clock that stood still; GCRA and the sliding window
- * counter are stricter until it catches up) but cannot refund what was already spent.
+ * clock that does (it never admits more than a clock that stood still; GCRA, the sliding window
+ * counter and the sliding log are stricter until it catches up) but cannot refund what was already spent.
  */
 @FunctionalInterface
 public interface Clock {

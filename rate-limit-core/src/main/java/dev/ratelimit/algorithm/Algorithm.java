@@ -16,10 +16,11 @@ import dev.ratelimit.TokenBucket;
  * <p>State is {@link #words()} longs at {@code s[o..]} and, for the sliding log, one object at
  * {@code logs[l]}. All-zero state (and a null log) means "fresh": a full quota. Reading methods never
  * change the state; only {@link #consume} does, and only after {@link #waitMicros} returned 0.
- * A clock that goes backwards never admits more than a clock that stood still: the token bucket,
- * the fixed window and the sliding log treat it as standing still; GCRA (which keeps only the
- * theoretical arrival time) and the sliding window counter (only its windows) measure the backlog
- * from the earlier time, so they are stricter until the clock catches up, and their wait still holds.
+ * A clock that goes backwards never admits more than a clock that stood still: the token bucket and
+ * the fixed window treat it as standing still; GCRA (which keeps only the theoretical arrival time),
+ * the sliding window counter (only its windows) and the sliding log (which counts every remembered
+ * request newer than the earlier time's window start) measure from the earlier time, so they are
+ * stricter until the clock catches up, and their wait still holds.
  */
 public interface Algorithm {
 

@@ -74,7 +74,12 @@ final class ExampleApp implements AutoCloseable {
                     + (options.clientKeySecret().isPresent() ? "; client ids hashed with the secret (HMAC-SHA-256)" : "");
         } else {
             MemoryStore memory = MemoryStore.builder().clock(clock).build();
-            listener = MicrometerListener.of(metrics, memory::trackedKeys);
+            // Swept when read (a scrape of /metrics): otherwise clients whose state is fresh again stay
+            // counted until new keys sweep them, and the gauge never falls once traffic stops.
+            listener = MicrometerListener.of(metrics, () -> {
+                memory.cleanUp();
+                return memory.trackedKeys();
+            });
             store = memory;
             description = "in memory (this instance only; set REDIS_URL to share limits between instances)";
         }

@@ -84,6 +84,18 @@ class MetricsEndpointTest {
     }
 
     @Test
+    void trackedKeysFallOnceTheClientsStateIsFreshAgain() {
+        app = RunningExample.start(clock);
+        statuses(3, "GET", "/api/scan", "X-API-Key", "sk-free-a");
+        statuses(2, "POST", "/api/login");
+        assertThat(scrape().value("ratelimit_tracked_keys")).isEqualTo(2);
+
+        clock.advance(Duration.ofDays(1)); // every bundled limit is whole again; no new key arrives to sweep them
+
+        assertThat(scrape().value("ratelimit_tracked_keys")).isZero();
+    }
+
+    @Test
     void neitherMetricsNorTheDashboardIsRateLimited() {
         app = RunningExample.start(clock);
         app.get("/api/scan", "X-API-Key", "sk-free-a");

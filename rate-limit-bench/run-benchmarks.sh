@@ -261,7 +261,7 @@ else
     local variant=$1 round=$2 label=$3 filter=$4 config=$5 redis_url=${6:-} port app_pid
     port=$(free_port)
     log "http: $label, round $round of $HTTP_ROUNDS"
-    PORT=$port HOST=127.0.0.1 RATE_LIMIT_FILTER=$filter RATE_LIMIT_CONFIG=$config REDIS_URL=$redis_url \
+    PORT=$port RATE_LIMIT_HOST=127.0.0.1 RATE_LIMIT_FILTER=$filter RATE_LIMIT_CONFIG=$config REDIS_URL=$redis_url \
       java -Xms1g -Xmx1g -jar "$APP_JAR" > "$OUT/http-$variant.log" 2>&1 &
     app_pid=$!
     PIDS+=("$app_pid")

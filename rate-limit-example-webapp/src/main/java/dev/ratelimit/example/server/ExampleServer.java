@@ -66,7 +66,7 @@ final class ExampleServer implements AutoCloseable {
                 cause = cause.getCause();
             }
             throw new OptionException("cannot listen on " + options.host() + ":" + options.port() + " (set PORT or --port, "
-                    + "HOST or --host): " + cause.getMessage());
+                    + "RATE_LIMIT_HOST or --host): " + cause.getMessage());
         }
         return new ExampleServer(server, connector, graceful, idleAfterShutdown, app, options.shutdownTimeout());
     }

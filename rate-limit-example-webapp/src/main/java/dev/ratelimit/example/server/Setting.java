@@ -8,7 +8,8 @@ import java.util.Locale;
  */
 public enum Setting {
     PORT("PORT", "8080", "HTTP port; 0 picks a free one"),
-    HOST("HOST", "0.0.0.0", "address to listen on"),
+    // Not HOST: tcsh exports HOST as the machine's name, which would move the listener off localhost unasked.
+    HOST("RATE_LIMIT_HOST", "0.0.0.0", "address to listen on"),
     REDIS_URL("REDIS_URL", "unset: in-memory store",
             "share limits through Redis: redis://[user:password@]host:port[/db], rediss://... for TLS, "
                     + "redis-cluster://host1:port1,host2:port2, rediss-cluster://... for TLS, redis-sentinel://host:port/master"),

@@ -23,7 +23,7 @@ class ExecutableJarIT {
 
     @Test
     void startsFromTheJarLogsItsSetupAndLimitsTheApi() throws Exception {
-        try (JarProcess jar = JarProcess.start(Map.of("HOST", "127.0.0.1"), "--port=0")) {
+        try (JarProcess jar = JarProcess.start(Map.of("RATE_LIMIT_HOST", "127.0.0.1"), "--port=0")) {
             int port = jar.awaitListening();
             HttpClient client = HttpClient.newHttpClient();
             HttpRequest scan = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/scan"))

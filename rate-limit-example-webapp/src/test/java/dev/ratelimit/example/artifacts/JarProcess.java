@@ -46,7 +46,7 @@ final class JarProcess implements AutoCloseable {
         Path out = Files.createTempFile(dir, "out-", ".log");
         Path err = Files.createTempFile(dir, "err-", ".log");
         ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
-        builder.environment().keySet().removeIf(k -> k.equals("PORT") || k.equals("HOST") || k.equals("REDIS_URL")
+        builder.environment().keySet().removeIf(k -> k.equals("PORT") || k.equals("HOST") || k.equals("RATE_LIMIT_HOST") || k.equals("REDIS_URL")
                 || k.startsWith("RATE_LIMIT_") || k.equals("SHUTDOWN_TIMEOUT"));
         builder.environment().putAll(env);
         return new JarProcess(builder.start(), out, err);

@@ -36,8 +36,15 @@ class ExampleOptionsTest {
     }
 
     @Test
+    void theShellsHostVariableDoesNotMoveTheListener() throws OptionException {
+        // tcsh exports HOST=<machine name>: read, it bound the app to 127.0.1.1 and localhost was refused.
+        assertThat(ExampleOptions.parse(new String[0], Map.of("HOST", "buildbox")).host()).isEqualTo("0.0.0.0");
+        assertThat(ExampleOptions.parse(new String[0], Map.of("RATE_LIMIT_HOST", "127.0.0.1")).host()).isEqualTo("127.0.0.1");
+    }
+
+    @Test
     void readsTheEnvironmentAndLetsFlagsOverrideIt() throws OptionException {
-        Map<String, String> env = Map.of("PORT", "9000", "RATE_LIMIT_FAILURE_MODE", "fail-closed", "HOST", "127.0.0.1",
+        Map<String, String> env = Map.of("PORT", "9000", "RATE_LIMIT_FAILURE_MODE", "fail-closed", "RATE_LIMIT_HOST", "127.0.0.1",
                 "RATE_LIMIT_TRUSTED_PROXIES", "10.0.0.0/8, 192.168.0.0/16", "SHUTDOWN_TIMEOUT", "30s");
 
         ExampleOptions fromEnv = ExampleOptions.parse(new String[0], env);

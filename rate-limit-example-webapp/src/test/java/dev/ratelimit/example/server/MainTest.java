@@ -36,7 +36,7 @@ class MainTest {
             Main.Launch launch = launch(Map.of(), "--host=127.0.0.1", "--port=" + taken.getLocalPort());
 
             assertThat(launch.exitCode()).isEqualTo(2);
-            assertThat(err()).startsWith("rate-limit-example: cannot listen on 127.0.0.1:" + taken.getLocalPort() + " (set PORT or --port, HOST or --host): ")
+            assertThat(err()).startsWith("rate-limit-example: cannot listen on 127.0.0.1:" + taken.getLocalPort() + " (set PORT or --port, RATE_LIMIT_HOST or --host): ")
                     .containsOnlyOnce("\n").endsWith("(--help lists every setting)\n");
         }
     }
@@ -52,7 +52,7 @@ class MainTest {
 
     @Test
     void startsOnTheRequestedAddressWhenEverySettingIsGood() {
-        Main.Launch launch = launch(Map.of("HOST", "127.0.0.1"), "--port=0");
+        Main.Launch launch = launch(Map.of("RATE_LIMIT_HOST", "127.0.0.1"), "--port=0");
         try {
             assertThat(launch.exitCode()).isZero();
             assertThat(launch.server().port()).isPositive();

@@ -1,20 +1,34 @@
 package dev.ratelimit.example.api;
 
+import dev.ratelimit.StoreHealth;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
+import java.util.Locale;
+import java.util.function.Supplier;
 
 /**
- * {@code GET /health}: {@code 200 {"status":"UP"}} while the application serves requests. Never rate
- * limited: it is outside the filter's {@code /api/*} mapping and on the bundled allowlist. Any other
- * method is a 405 ({@link GetOnlyServlet}).
+ * {@code GET /health}: {@code 200 {"status":"UP","store":"up"}} while the application serves
+ * requests, with the rate-limit store's health ({@code up}, {@code degraded}, {@code circuit_open})
+ * beside it. The status stays {@code UP} whatever the store's health: every instance shares the
+ * store, so taking one out of rotation would not help, and the failure mode decides meanwhile. The
+ * store's health changes only when a decision calls it (see the README). Never rate limited: it is
+ * outside the filter's {@code /api/*} mapping and on the bundled allowlist. Any other method is a
+ * 405 ({@link GetOnlyServlet}).
  */
 public class HealthServlet extends GetOnlyServlet {
     private static final long serialVersionUID = 1L;
+    private final transient Supplier<StoreHealth> store;
+
+    /** A health endpoint that reports {@code store}'s health too. */
+    public HealthServlet(Supplier<StoreHealth> store) {
+        this.store = store;
+    }
 
     @Override
     protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        ApiServlet.json(response, HttpServletResponse.SC_OK, "{\"status\":\"UP\"}");
+        String health = store.get().name().toLowerCase(Locale.ROOT);
+        ApiServlet.json(response, HttpServletResponse.SC_OK, "{\"status\":\"UP\",\"store\":\"" + health + "\"}");
     }
 }

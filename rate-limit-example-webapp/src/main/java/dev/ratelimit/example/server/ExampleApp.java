@@ -4,6 +4,7 @@ import dev.ratelimit.Clock;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.StoreHealth;
 import dev.ratelimit.config.RateLimitConfig;
 import dev.ratelimit.example.api.ApiServlet;
 import dev.ratelimit.example.api.HealthServlet;
@@ -110,7 +111,7 @@ final class ExampleApp implements AutoCloseable {
     ServletContextHandler context() {
         ServletContextHandler context = new ServletContextHandler("/");
         context.addServlet(ApiServlet.class, "/api/*").setAsyncSupported(true);
-        context.addServlet(HealthServlet.class, "/health");
+        context.addServlet(new ServletHolder("health", new HealthServlet(this::storeHealth)), "/health");
         context.addServlet(new ServletHolder("metrics", new MetricsServlet(metrics)), "/metrics");
         context.addServlet(new ServletHolder("dashboard", new DashboardServlet()), "/dashboard/*");
         context.addServlet(NotFoundServlet.class, "/");
@@ -126,6 +127,11 @@ final class ExampleApp implements AutoCloseable {
 
     ExampleOptions options() {
         return options;
+    }
+
+    /** The store's health: a Redis store's breakers; the in-memory store is always up. */
+    private StoreHealth storeHealth() {
+        return store instanceof RedisStore redis ? redis.health() : StoreHealth.UP;
     }
 
     RateLimitConfig config() {

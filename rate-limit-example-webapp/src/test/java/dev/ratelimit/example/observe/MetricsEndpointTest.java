@@ -154,6 +154,7 @@ class MetricsEndpointTest {
             // Five failed calls open the circuit (the default threshold); the sixth is not even tried.
             List<Integer> during = statuses(6, "GET", "/api/scan", "X-API-Key", "sk-free-r");
             Scrape down = scrape();
+            HttpResponse<String> healthDown = app.get("/health");
 
             redis.restart();
             clock.advance(Duration.ofSeconds(2));
@@ -173,12 +174,15 @@ class MetricsEndpointTest {
             assertThat(down.value("ratelimit_store_health{state=\"up\"}")).isZero();
             assertThat(down.value("ratelimit_store_health_changes_total{from=\"up\",to=\"degraded\"}")).isEqualTo(1);
             assertThat(down.value("ratelimit_store_health_changes_total{from=\"degraded\",to=\"circuit_open\"}")).isEqualTo(1);
+            assertThat(healthDown.statusCode()).as("the app still serves: every instance shares the store").isEqualTo(200);
+            assertThat(healthDown.body()).isEqualTo("{\"status\":\"UP\",\"store\":\"circuit_open\"}");
 
             assertThat(after).containsExactly(200);
             assertThat(back.value("ratelimit_store_health{state=\"up\"}")).isEqualTo(1);
             assertThat(back.value("ratelimit_store_health_changes_total{from=\"circuit_open\",to=\"up\"}")).isEqualTo(1);
             assertThat(back.value("ratelimit_store_seconds_count{result=\"ok\"}")).isEqualTo(4);
             assertThat(back.decisions("free", "scan", "token_bucket", "allowed")).isEqualTo(4);
+            assertThat(app.get("/health").body()).isEqualTo("{\"status\":\"UP\",\"store\":\"up\"}");
         }
     }
 

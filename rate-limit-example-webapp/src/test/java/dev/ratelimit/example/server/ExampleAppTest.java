@@ -42,7 +42,7 @@ class ExampleAppTest {
         assertThat(scan.body()).isEqualTo("{\"status\":\"scanning\"}");
         assertThat(reports.body()).isEqualTo("{\"reports\":[]}");
         assertThat(login.body()).isEqualTo("{\"token\":\"mock-jwt\"}");
-        assertThat(health.body()).isEqualTo("{\"status\":\"UP\"}");
+        assertThat(health.body()).isEqualTo("{\"status\":\"UP\",\"store\":\"up\"}");
         assertThat(scan.headers().firstValue("Content-Type")).hasValue("application/json");
     }
 

@@ -27,7 +27,7 @@ class UnservedMethodsTest {
             assertThat(patch.body()).isEqualTo("{\"error\":\"method not allowed, use GET\"}");
             assertThat(invented.statusCode()).isEqualTo(405);
             assertThat(get.statusCode()).isEqualTo(200);
-            assertThat(get.body()).isEqualTo("{\"status\":\"UP\"}");
+            assertThat(get.body()).isEqualTo("{\"status\":\"UP\",\"store\":\"up\"}");
             assertThat(head.statusCode()).isEqualTo(200);
             assertThat(head.body()).isEmpty();
         }

@@ -10,7 +10,9 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The start-up log: where the app listens, the store in use and every tier's limits as a table.
@@ -69,16 +71,30 @@ final class StartupBanner {
             s.append("  tiers by API key prefix (X-API-Key): ").append(prefixes(config))
                     .append("; other keys and no key: ").append(config.defaultTier()).append('\n');
         }
-        s.append("  try: curl -i -H 'X-API-Key: sk-free-demo' ").append(uri).append("/api/scan").append('\n');
+        tryLine(uri, config).ifPresent(line -> s.append("  try: ").append(line).append('\n'));
         s.append("  watch: ").append(uri).append("/dashboard (live charts), ").append(uri).append("/metrics (Prometheus)");
         return s.toString();
     }
 
     /** {@code sk-free-* free, sk-pro-* pro, ...} in the configuration's tier order. */
     private static String prefixes(RateLimitConfig config) {
+        return sortedPrefixes(config).map(e -> e.getKey() + "* " + e.getValue()).collect(Collectors.joining(", "));
+    }
+
+    private static Stream<Map.Entry<String, String>> sortedPrefixes(RateLimitConfig config) {
         List<String> order = List.copyOf(config.tiers().keySet());
         return config.tierPrefixes().entrySet().stream()
-                .sorted(Comparator.comparing((Map.Entry<String, String> e) -> order.indexOf(e.getValue())).thenComparing(Map.Entry::getKey))
-                .map(e -> e.getKey() + "* " + e.getValue()).collect(Collectors.joining(", "));
+                .sorted(Comparator.comparing((Map.Entry<String, String> e) -> order.indexOf(e.getValue())).thenComparing(Map.Entry::getKey));
+    }
+
+    /**
+     * A request to try: the first rule with a plain path, with a key of the first tier's prefix
+     * ({@code sk-free-demo}); none when every rule's path is a pattern.
+     */
+    private static Optional<String> tryLine(URI uri, RateLimitConfig config) {
+        return config.endpoints().stream().filter(rule -> !rule.path().contains("*")).findFirst().map(rule -> "curl -i"
+                + ("GET".equals(rule.method()) ? "" : " -X " + rule.method())
+                + sortedPrefixes(config).findFirst().map(e -> " -H 'X-API-Key: " + e.getKey() + "demo'").orElse("")
+                + " " + uri + rule.path());
     }
 }

@@ -73,6 +73,14 @@ class StartupBannerTest {
                   no endpoint rules
                   unmatched /api paths: fixed window 3/1m
                   every client (any X-API-Key, or none) is in tier free
-                """).doesNotContain("tier  endpoint").doesNotContain("prefix");
+                """).doesNotContain("tier  endpoint").doesNotContain("prefix").doesNotContain("try:");
+    }
+
+    @Test
+    void theRequestToTryComesFromTheConfiguration() {
+        RateLimitConfig custom = RateLimitConfig.builder().limit("gold", "orders", Policy.fixedWindow(3, Duration.ofMinutes(1)))
+                .defaultTier("gold").tierPrefix("key-gold-", "gold").endpoint(EndpointRule.of("POST", "/api/orders", "orders")).build();
+
+        assertThat(render(custom)).contains("  try: curl -i -X POST -H 'X-API-Key: key-gold-demo' http://localhost:8080/api/orders\n");
     }
 }

@@ -112,6 +112,52 @@ class MemoryStoreBoundsTest {
         assertThat(store.trackedKeys()).isEqualTo(1_000);
     }
 
+    /**
+     * 100 regulars that spent their quota and came back once, {@code others} more returning clients
+     * that came back {@code visits} times, then a flood of invented keys: how many regulars are still
+     * limited (none lost their state).
+     */
+    private int regularsStillLimitedAfterAFlood(int others, int visits) {
+        MemoryStore store = MemoryStore.builder().clock(clock).maxKeysPerLimit(1_000).build();
+        RateLimiter limiter = store.limiter(Limit.of("login", Policy.fixedWindow(5, Duration.ofHours(1))));
+        for (int c = 0; c < 100; c++) {
+            limiter.tryAcquire("regular-" + c, 4);
+            limiter.tryAcquire("regular-" + c); // came back: spent, and seen twice
+        }
+        for (int k = 0; k < others; k++) {
+            limiter.tryAcquire("other-" + k, 5);
+        }
+        for (int visit = 0; visit < visits; visit++) {
+            for (int k = 0; k < others; k++) {
+                limiter.tryAcquire("other-" + k); // refused every time
+            }
+        }
+        for (int i = 0; i < 100_000; i++) {
+            limiter.tryAcquire("flood-" + i);
+        }
+        int stillLimited = 0;
+        for (int c = 0; c < 100; c++) {
+            if (!limiter.tryAcquire("regular-" + c).allowed()) {
+                stillLimited++;
+            }
+        }
+        return stillLimited;
+    }
+
+    @Test
+    void aFloodEvictsNoRegularWhileReturningClientsHoldUnderAThirdOfTheCap() {
+        // 300 returning clients of 1,000. Evicting the first least-used of the entries after the sweep
+        // cursor ate the invented keys along its path and evicted 6 to 8 of these regulars.
+        assertThat(regularsStillLimitedAfterAFlood(200, 1)).isEqualTo(100);
+    }
+
+    @Test
+    void refusedRequestsDoNotAgeTheRegularsSoAFloodAfterThemStillCannotEvictThem() {
+        // Refusals cost an attacker nothing: counted as use, 200 rounds of them on keys of its own (in
+        // every shard) halved the regulars' counters to nothing, and the flood then evicted all 100.
+        assertThat(regularsStillLimitedAfterAFlood(150, 200)).isEqualTo(100);
+    }
+
     @Test
     void aFloodMayEvictAKeySeenOnlyOnceButNotOneThatCameBack() {
         MemoryStore store = MemoryStore.builder().clock(clock).maxKeysPerLimit(1_000).build();

@@ -25,37 +25,34 @@ class ShardEvictionTest {
 
     @Test
     void aFullShardDropsAnEntryThatIsFreshAgainBeforeASpentClientItSeesLessOften() {
-        // 26 keys: the table grows to 64 slots at the 25th insert, which resets the cursor to 0; the
-        // 26th insert's sweep moves it to 2. Spent clients at slots 0-15 and 36-44, one client at 45
-        // whose bucket will be full again. The next insert sweeps slots 2-35 (nothing fresh there)
-        // and samples the 16 entries from slot 36: the spent clients and the one at 45.
+        // 26 keys: the table grows to 64 slots at the 25th insert, which resets the sweep cursor to 0;
+        // the 26th insert's sweep moves it to 2. Spent clients at slots 0-9, light ones at 36-51 whose
+        // buckets will be full again. The next insert sweeps slots 2-35 (nothing fresh there), then
+        // evicts from a sample drawn from the whole table.
         Shard shard = new Shard(new LimitEvaluator(Limit.of("l", TokenBucket.perSecond(10, 1))), clock, 26);
-        int[] spentSlots = new int[25];
+        for (int i = 0; i < 10; i++) {
+            assertThat(shard.decide(key(i, i), 5).allowed()).isTrue();
+        }
         for (int i = 0; i < 16; i++) {
-            spentSlots[i] = i;
+            assertThat(shard.decide(key(100 + i, 36 + i), 1).allowed()).isTrue();
         }
-        for (int i = 0; i < 9; i++) {
-            spentSlots[16 + i] = 36 + i;
+        // Spent clients: seen twice, 10 s until full again. Light ones: seen three times, 3 tokens spent.
+        for (int i = 0; i < 10; i++) {
+            assertThat(shard.decide(key(i, i), 5).allowed()).isTrue();
         }
-        for (int i = 0; i < spentSlots.length; i++) {
-            assertThat(shard.decide(key(i, spentSlots[i]), 5).allowed()).isTrue();
+        for (int i = 0; i < 16; i++) {
+            shard.decide(key(100 + i, 36 + i), 1);
+            shard.decide(key(100 + i, 36 + i), 1);
         }
-        long light = key(99, 45);
-        assertThat(shard.decide(light, 1).allowed()).isTrue();
-        // Seen twice, each spent: 10 s until full again. The light client, seen three times, spent 3.
-        for (int i = 0; i < spentSlots.length; i++) {
-            assertThat(shard.decide(key(i, spentSlots[i]), 5).allowed()).isTrue();
-        }
-        shard.decide(light, 1);
-        shard.decide(light, 1);
 
-        clock.advance(Duration.ofSeconds(5)); // the light client's bucket is full, the others hold 5 of 10
+        clock.advance(Duration.ofSeconds(5)); // the light buckets are full, the spent ones hold 5 of 10
         assertThat(shard.decide(key(500, 60), 1).allowed()).isTrue();
 
         assertThat(shard.size()).isEqualTo(26);
-        assertThat(shard.tracks(light)).as("the entry that was fresh again is the one dropped").isFalse();
-        for (int i = 0; i < spentSlots.length; i++) {
-            assertThat(shard.decide(key(i, spentSlots[i]), 10).allowed()).as("spent client at slot %d keeps its state", spentSlots[i]).isFalse();
+        long lightLeft = java.util.stream.IntStream.range(0, 16).filter(i -> shard.tracks(key(100 + i, 36 + i))).count();
+        assertThat(lightLeft).as("one entry that was fresh again is the one dropped").isEqualTo(15);
+        for (int i = 0; i < 10; i++) {
+            assertThat(shard.decide(key(i, i), 10).allowed()).as("spent client at slot %d keeps its state", i).isFalse();
         }
     }
 }

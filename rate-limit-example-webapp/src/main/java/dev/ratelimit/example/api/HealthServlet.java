@@ -11,7 +11,8 @@ import java.util.function.Supplier;
 /**
  * {@code GET /health}: {@code 200 {"status":"UP","store":"up"}} while the application serves
  * requests, with the rate-limit store's health ({@code up}, {@code degraded}, {@code circuit_open})
- * beside it. The status stays {@code UP} whatever the store's health: every instance shares the
+ * beside it when the app knows its store (the executable jar; the WAR's filter keeps its store to
+ * itself, so there it is {@code {"status":"UP"}}). The status stays {@code UP} whatever the store's health: every instance shares the
  * store, so taking one out of rotation would not help, and the failure mode decides meanwhile. The
  * store's health changes only when a decision calls it (see the README). Never rate limited: it is
  * outside the filter's {@code /api/*} mapping and on the bundled allowlist. Any other method is a
@@ -19,7 +20,13 @@ import java.util.function.Supplier;
  */
 public class HealthServlet extends GetOnlyServlet {
     private static final long serialVersionUID = 1L;
+    /** Null in the WAR, which creates this servlet from {@code web.xml}. */
     private final transient Supplier<StoreHealth> store;
+
+    /** For {@code web.xml}: reports the status alone. */
+    public HealthServlet() {
+        this(null);
+    }
 
     /** A health endpoint that reports {@code store}'s health too. */
     public HealthServlet(Supplier<StoreHealth> store) {
@@ -28,7 +35,8 @@ public class HealthServlet extends GetOnlyServlet {
 
     @Override
     protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        String health = store.get().name().toLowerCase(Locale.ROOT);
-        ApiServlet.json(response, HttpServletResponse.SC_OK, "{\"status\":\"UP\",\"store\":\"" + health + "\"}");
+        String body = store == null ? "{\"status\":\"UP\"}"
+                : "{\"status\":\"UP\",\"store\":\"" + store.get().name().toLowerCase(Locale.ROOT) + "\"}";
+        ApiServlet.json(response, HttpServletResponse.SC_OK, body);
     }
 }

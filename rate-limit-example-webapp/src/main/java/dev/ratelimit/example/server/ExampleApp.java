@@ -23,6 +23,7 @@ import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 
 import java.util.EnumSet;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The executable example, put together in one place: the configuration, the store, the listener,
@@ -53,6 +54,9 @@ final class ExampleApp implements AutoCloseable {
      * {@code clock}) and the filter. The Redis store connects lazily: an unreachable Redis does not
      * stop start-up, its failure mode decides until it answers.
      */
+    /** How often reading the tracked-keys gauge may sweep the in-memory store. */
+    private static final long SWEEP_EVERY_MICROS = 5_000_000;
+
     static ExampleApp create(ExampleOptions options, Clock clock) {
         PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         RateLimitListener listener;
@@ -75,10 +79,16 @@ final class ExampleApp implements AutoCloseable {
                     + (options.clientKeySecret().isPresent() ? "; client ids hashed with the secret (HMAC-SHA-256)" : "");
         } else {
             MemoryStore memory = MemoryStore.builder().clock(clock).build();
-            // Swept when read (a scrape of /metrics): otherwise clients whose state is fresh again stay
-            // counted until new keys sweep them, and the gauge never falls once traffic stops.
+            // Swept when read (a scrape of /metrics), at most every 5 s (the dashboard polls every second,
+            // and a sweep visits every slot): otherwise clients whose state is fresh again stay counted
+            // until new keys sweep them, and the gauge never falls once traffic stops.
+            AtomicLong nextSweep = new AtomicLong(Long.MIN_VALUE);
             listener = MicrometerListener.of(metrics, () -> {
-                memory.cleanUp();
+                long now = clock.nowMicros();
+                long due = nextSweep.get();
+                if (now >= due && nextSweep.compareAndSet(due, now + SWEEP_EVERY_MICROS)) {
+                    memory.cleanUp();
+                }
                 return memory.trackedKeys();
             });
             store = memory;

@@ -93,7 +93,7 @@ final class StartupBanner {
      */
     private static Optional<String> tryLine(URI uri, RateLimitConfig config) {
         return config.endpoints().stream().filter(rule -> !rule.path().contains("*")).findFirst().map(rule -> "curl -i"
-                + ("GET".equals(rule.method()) ? "" : " -X " + rule.method())
+                + ("GET".equals(rule.method()) || "*".equals(rule.method()) ? "" : " -X " + rule.method())
                 + sortedPrefixes(config).findFirst().map(e -> " -H 'X-API-Key: " + e.getKey() + "demo'").orElse("")
                 + " " + uri + rule.path());
     }

@@ -105,6 +105,7 @@ class WarDeploymentIT {
         HttpResponse<String> pro = get("/api/reports", "sk-pro-war");
 
         assertThat(health.statusCode()).isEqualTo(200);
+        assertThat(health.body()).isEqualTo("{\"status\":\"UP\"}");
         assertThat(health.headers().firstValue("X-RateLimit-Limit")).isEmpty();
         assertThat(pro.headers().firstValue("X-RateLimit-Limit")).hasValue("1000");
         assertThat(pro.headers().firstValue("RateLimit-Policy")).hasValue("\"reports\";q=1000;w=3600");

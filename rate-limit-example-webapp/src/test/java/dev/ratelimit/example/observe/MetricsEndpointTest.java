@@ -90,8 +90,12 @@ class MetricsEndpointTest {
         statuses(2, "POST", "/api/login");
         assertThat(scrape().value("ratelimit_tracked_keys")).isEqualTo(2);
 
-        clock.advance(Duration.ofDays(1)); // every bundled limit is whole again; no new key arrives to sweep them
+        clock.advance(Duration.ofSeconds(4)); // the scan bucket is full again, the login window is not over
+        assertThat(scrape().value("ratelimit_tracked_keys")).as("at most one sweep every 5 s").isEqualTo(2);
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(scrape().value("ratelimit_tracked_keys")).isEqualTo(1);
 
+        clock.advance(Duration.ofDays(1)); // every bundled limit is whole again; no new key arrives to sweep them
         assertThat(scrape().value("ratelimit_tracked_keys")).isZero();
     }
 

@@ -82,5 +82,9 @@ class StartupBannerTest {
                 .defaultTier("gold").tierPrefix("key-gold-", "gold").endpoint(EndpointRule.of("POST", "/api/orders", "orders")).build();
 
         assertThat(render(custom)).contains("  try: curl -i -X POST -H 'X-API-Key: key-gold-demo' http://localhost:8080/api/orders\n");
+
+        RateLimitConfig anyMethod = RateLimitConfig.builder().limit("free", "orders", Policy.fixedWindow(3, Duration.ofMinutes(1)))
+                .endpoint(EndpointRule.of("*", "/api/orders", "orders")).build();
+        assertThat(render(anyMethod)).contains("  try: curl -i http://localhost:8080/api/orders\n");
     }
 }

@@ -33,8 +33,9 @@ import java.time.Duration;
  *       request like the others; its cost per call does not depend on the rate.</li>
  * </ul>
  * Our store and every peer's cache hold at most {@link #maxKeys} keys: a quarter more than the
- * shape's keys, because our store splits its cap over up to 64 independently locked shards and a
- * shard that got more than its share of the keys would start evicting.
+ * shape's keys, the same headroom for all, so that none evicts a live key during the run (needed
+ * when our shards each evicted at their share of the cap; since they share one count it is only
+ * kept so that runs compare).
  */
 public enum ContenderKind {
     OURS_TOKEN_BUCKET {

@@ -25,8 +25,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Decisions per second against one local {@code redis-server} that each fork starts for itself on a
- * free port (so every contender starts from an empty server): ours (each algorithm, one EVALSHA per
- * decision) against Bucket4j's Jedis proxy manager and the ceiling, an EVALSHA of {@code return 1}
+ * free port (so every contender starts from an empty server): ours (each algorithm, one script call
+ * per decision: FCALL on Redis 7, EVALSHA before) against Bucket4j's Jedis proxy manager and the ceiling, an EVALSHA of {@code return 1}
  * on the same kind of pooled client. Keys are drawn uniformly from 100,000 clients, tracked before
  * the run, and built per request as a filter does. Client threads come from {@code -t}; the
  * {@code rejected} counter (rejected or not decided by Redis) must stay at zero.

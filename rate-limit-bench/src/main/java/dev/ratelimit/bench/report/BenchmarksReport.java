@@ -60,6 +60,10 @@ public final class BenchmarksReport {
         for (JmhResult r : results.jmh(r -> true)) {
             settings.add(r.benchmark().substring(0, r.benchmark().indexOf('.')) + ": " + r.settings());
         }
+        for (List<JmhResult> round : results.rounds().values()) {
+            // The rounds decide the ratio targets: their settings are listed too.
+            round.forEach(r -> settings.add(r.benchmark().substring(0, r.benchmark().indexOf('.')) + ", paired rounds: " + r.settings()));
+        }
         if (!settings.isEmpty()) {
             md.heading(3, "JMH settings");
             settings.forEach(s -> md.line("- " + s));

@@ -100,9 +100,38 @@ final class HttpSection {
             table.row(List.of(r.label(), Markdown.rate(r.rps()),
                     rounds.size() + ": " + Markdown.rate(rounds.get(0).rps()) + ", " + Markdown.rate(rounds.get(rounds.size() - 1).rps()),
                     millis(r.p50Millis()), millis(r.p99Millis()), String.format(Locale.ROOT, "%,d of %,d", non2xx, requests),
-                    base.map(b -> Markdown.percent(r.rps() / b.rps())).orElse("n/a")));
+                    base.map(b -> share(r.rps() / b.rps())).orElse("n/a")));
         }
         md.table(table);
+        List<String> lost = lostRounds();
+        if (!lost.isEmpty() || results.skipped("http").isPresent()) {
+            md.paragraph("Not every round was measured: the rows above are the medians of the rounds that were"
+                    + (lost.isEmpty() ? "" : "; no result from " + String.join(", ", lost))
+                    + results.skipped("http").map(s -> "; the script said: " + s).orElse("") + ".");
+        }
+    }
+
+    /** The rounds whose wrk output has no requests per second (wrk failed), e.g. {@code memory round 3}. */
+    private List<String> lostRounds() {
+        List<String> lost = new ArrayList<>();
+        for (String variant : VARIANTS) {
+            for (int round = 1; round <= MAX_ROUNDS; round++) {
+                if (results.text("http-" + variant + "-" + round + ".txt").map(HttpSection::parse).filter(r -> Double.isNaN(r.rps())).isPresent()) {
+                    lost.add(variant + " round " + round);
+                }
+            }
+        }
+        return lost;
+    }
+
+    /** A share with one decimal ({@code 89.8%}): the 10% target's bar must not hide in the rounding. */
+    private static String share(double share) {
+        return String.format(Locale.ROOT, "%.1f%%", share * 100);
+    }
+
+    /** Every non-2xx answer of {@code variant}'s rounds. */
+    long non2xx(String variant) {
+        return rounds(variant).stream().mapToLong(Run::non2xx).sum();
     }
 
     private static String millis(double ms) {

@@ -125,7 +125,9 @@ class BenchmarksReportTest {
         assertThat(md).contains("| >= 5x Bucket4j's decisions/s (100k and 1M keys, 1 thread) | "
                         + "100k uniform pre-gen. 5.00x (3 rounds: 5.00x-5.50x) | **met** |")
                 .contains("| >= 1.8x Bucket4j's decisions/s at 16 threads | token bucket: 16 threads 1.67x (1 round) | **missed**")
-                .contains("| token bucket / Bucket4j | 4.00x |\n");
+                .contains("| token bucket / Bucket4j | 4.00x |\n")
+                .contains("- InMemoryBenchmark, paired rounds: forks 1, warm-up 3 x 1 s, measurement 5 x 1 s, JVM args [-Xmx4g]\n")
+                .contains("- RedisBenchmark, paired rounds: forks 1, warm-up 3 x 1 s, measurement 5 x 1 s, JVM args [-Xmx4g]\n");
     }
 
     @Test
@@ -198,7 +200,7 @@ class BenchmarksReportTest {
         // Medians 50.0 k and 46.0 k: 92%, though a single unlucky pair (40.0 k, 47.0 k) would say otherwise.
         assertThat(md).contains("| no filter | 50.0 k | 3: 40.0 k, 52.0 k |")
                 .contains("| in-memory store | 46.0 k | 3: 30.0 k, 47.0 k |")
-                .contains("| 0 of 300,000 | 92% |")
+                .contains("| 0 of 300,000 | 92.0% |")
                 .contains("| the in-memory filter costs <= 10% of the plain app's throughput | 92% of \"no filter\" | **met** |");
     }
 
@@ -256,7 +258,20 @@ class BenchmarksReportTest {
         String md = render();
 
         assertThat(md).contains("| in-memory store | 30.0 k | 2: 30.0 k, 47.0 k |")
-                .contains("| the in-memory filter costs <= 10% of the plain app's throughput | 60% of \"no filter\" | **missed**");
+                .contains("| the in-memory filter costs <= 10% of the plain app's throughput | 60% of \"no filter\" | **missed**")
+                .contains("Not every round was measured: the rows above are the medians of the rounds that were; "
+                        + "no result from memory round 3.");
+    }
+
+    @Test
+    void theHttpTargetIsNotJudgedWhenTheFilterAnsweredAnythingButSuccess() throws IOException {
+        // A 429 costs the app less than a served request: the filter would look cheaper than it is.
+        Files.writeString(dir.resolve("http-nofilter-1.txt"), wrk("no filter", 50_000));
+        Files.writeString(dir.resolve("http-memory-1.txt"), wrk("in-memory store", 49_000).replace("Requests/sec",
+                "  Non-2xx or 3xx responses: 1200\nRequests/sec"));
+
+        assertThat(render()).contains("| the in-memory filter costs <= 10% of the plain app's throughput | "
+                + "not measured: 1,200 non-2xx answers with the filter, 0 without | not measured |");
     }
 
     @Test

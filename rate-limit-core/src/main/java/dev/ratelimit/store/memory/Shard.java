@@ -183,17 +183,27 @@ final class Shard {
      * after the cursor: taking the first least-used of consecutive entries ate the invented keys in
      * the cursor's path, and a sample there often held only regulars, so a flood evicted some of them
      * (a fifth of the regulars in a test where they and other returning clients held a third of the cap).
-     * The draw is seeded by the new key's hash, which only the store's secret decides.
+     * The draws are SplitMix64 steps seeded by the new key's hash, which only the store's secret
+     * decides. A shard of at most {@value #EVICTION_SAMPLE} entries is looked at whole instead: draws
+     * with replacement would miss one of them often (one in five at 10 entries).
      */
     private void evictLeastUsed(long newKey, long now) {
         int mask = length - 1;
         int victim = -1;
         long fewest = Long.MAX_VALUE;
+        boolean whole = count <= EVICTION_SAMPLE;
         long draw = newKey;
-        for (int seen = 0, tries = 0; seen < EVICTION_SAMPLE; tries++) {
-            draw = draw * 0x9E3779B97F4A7C15L + 0x632BE59BD9B4E019L;
-            int i = (int) (draw >>> 32) & mask;
-            if (tries >= 8 * EVICTION_SAMPLE) {
+        for (int seen = 0, tries = 0; seen < (whole ? count : EVICTION_SAMPLE); tries++) {
+            int i;
+            if (whole) {
+                i = tries;
+            } else {
+                draw += 0x9E3779B97F4A7C15L;
+                long z = (draw ^ (draw >>> 30)) * 0xBF58476D1CE4E5B9L;
+                z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+                i = (int) (z ^ (z >>> 31)) & mask;
+            }
+            if (!whole && tries >= 8 * EVICTION_SAMPLE) {
                 // A sparse table (this shard holds few of the cap's keys): the next entry, whatever it is.
                 while (table[i * stride] == 0) {
                     i = (i + 1) & mask;

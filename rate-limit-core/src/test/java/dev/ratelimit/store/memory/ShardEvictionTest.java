@@ -55,4 +55,22 @@ class ShardEvictionTest {
             assertThat(shard.decide(key(i, i), 10).allowed()).as("spent client at slot %d keeps its state", i).isFalse();
         }
     }
+
+    @Test
+    void aShardOfFewEntriesAlwaysFindsItsLeastUsed() {
+        // 9 spent clients seen twice and room for one more: each new key evicts the previous new one.
+        // Sixteen draws with replacement from 10 entries miss a given one about one time in five.
+        Shard shard = new Shard(new LimitEvaluator(Limit.of("l", TokenBucket.perSecond(10, 1))), clock, 10);
+        for (int i = 0; i < 9; i++) {
+            shard.decide(key(i, i), 5);
+            shard.decide(key(i, i), 5);
+        }
+        for (int n = 0; n < 50; n++) {
+            assertThat(shard.decide(key(1000 + n, 20 + n % 10), 1).allowed()).isTrue();
+        }
+        for (int i = 0; i < 9; i++) {
+            assertThat(shard.tracks(key(i, i))).as("spent client %d", i).isTrue();
+        }
+        assertThat(shard.size()).isEqualTo(10);
+    }
 }

@@ -49,14 +49,14 @@ final class ExampleApp implements AutoCloseable {
         this.metrics = metrics;
     }
 
+    /** How often reading the tracked-keys gauge may sweep the in-memory store. */
+    private static final long SWEEP_EVERY_MICROS = 5_000_000;
+
     /**
      * Builds the store ({@code options.redisUrl()}, decisions on Redis' clock; else in memory on
      * {@code clock}) and the filter. The Redis store connects lazily: an unreachable Redis does not
      * stop start-up, its failure mode decides until it answers.
      */
-    /** How often reading the tracked-keys gauge may sweep the in-memory store. */
-    private static final long SWEEP_EVERY_MICROS = 5_000_000;
-
     static ExampleApp create(ExampleOptions options, Clock clock) {
         PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         RateLimitListener listener;

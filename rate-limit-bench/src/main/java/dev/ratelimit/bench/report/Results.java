@@ -51,7 +51,8 @@ final class Results {
                 for (String line : Files.readAllLines(skip)) {
                     int colon = line.indexOf(':');
                     if (colon > 0) {
-                        skipped.put(line.substring(0, colon).trim(), line.substring(colon + 1).trim());
+                        // every reason a part gave, not only its last
+                        skipped.merge(line.substring(0, colon).trim(), line.substring(colon + 1).trim(), (a, b) -> a + "; " + b);
                     }
                 }
             }

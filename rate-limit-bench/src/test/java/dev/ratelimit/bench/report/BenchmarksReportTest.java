@@ -254,13 +254,18 @@ class BenchmarksReportTest {
         Files.writeString(dir.resolve("http-memory-1.txt"), wrk("in-memory store", 30_000));
         Files.writeString(dir.resolve("http-memory-2.txt"), wrk("in-memory store", 47_000));
         Files.writeString(dir.resolve("http-memory-3.txt"), "# label: in-memory store\nunable to connect to 127.0.0.1:8080\n");
+        // The Redis variant's app never started in round 2 (no output at all), and the script said so twice.
+        Files.writeString(dir.resolve("http-redis-1.txt"), wrk("Redis store", 20_000));
+        Files.writeString(dir.resolve("http-redis-3.txt"), wrk("Redis store", 21_000));
+        Files.writeString(dir.resolve("skipped.txt"), "http: the example app did not answer /health\nhttp: wrk failed in round 3 of memory\n");
 
         String md = render();
 
         assertThat(md).contains("| in-memory store | 30.0 k | 2: 30.0 k, 47.0 k |")
                 .contains("| the in-memory filter costs <= 10% of the plain app's throughput | 60% of \"no filter\" | **missed**")
                 .contains("Not every round was measured: the rows above are the medians of the rounds that were; "
-                        + "no result from memory round 3.");
+                        + "no result from memory round 3, redis round 2; the script said: the example app did not answer "
+                        + "/health; wrk failed in round 3 of memory.");
     }
 
     @Test

@@ -229,17 +229,21 @@ class AmongOtherFiltersTest {
         return holder("perAddress", RateLimitFilter.builder().config(perAddress).build());
     }
 
+    /** A server with two instances on every request: {@link #perAddress()} outside, {@code perEndpoint} inside it. */
+    private static TestServer behindPerAddress(Filter perEndpoint) {
+        return TestServer.start(context -> {
+            context.addFilter(perAddress(), "/*", EnumSet.of(DispatcherType.REQUEST));
+            context.addFilter(holder("perEndpoint", perEndpoint), "/*", EnumSet.of(DispatcherType.REQUEST));
+        });
+    }
+
     @ParameterizedTest(name = "decided by {0}")
     @EnumSource(value = Source.class, names = {"FAIL_CLOSED", "LOCAL_FALLBACK", "STORE"})
     void anInnerInstanceAnswering503CarriesNoNumbersOfTheOuterLimit(Source source) {
         // A store that cannot decide, whoever says so: the failure mode, the Redis store's local fallback, a custom store.
         FixedStore unavailable = new FixedStore(limit -> new Decision(Verdict.STORE_UNAVAILABLE, source,
                 limit.policies().get(0), limit.policies().get(0).limit(), 0, 0, 1_000_000));
-        try (TestServer server = TestServer.start(context -> {
-            context.addFilter(perAddress(), "/*", EnumSet.of(DispatcherType.REQUEST));
-            context.addFilter(holder("perEndpoint", RateLimitFilter.builder().store(unavailable).build()), "/*",
-                    EnumSet.of(DispatcherType.REQUEST));
-        })) {
+        try (TestServer server = behindPerAddress(RateLimitFilter.builder().store(unavailable).build())) {
             HttpResponse<String> response = server.get("/api/reports");
             assertThat(response.statusCode()).isEqualTo(503);
             assertThat(rateLimitHeaders(response)).containsOnlyKeys("X-RateLimit-Tier", "RateLimit-Policy", "Retry-After");
@@ -252,11 +256,8 @@ class AmongOtherFiltersTest {
         ClientIdResolver broken = request -> {
             throw new IllegalStateException("the account service is down");
         };
-        try (TestServer server = TestServer.start(context -> {
-            context.addFilter(perAddress(), "/*", EnumSet.of(DispatcherType.REQUEST));
-            context.addFilter(holder("perEndpoint", RateLimitFilter.builder().clientIdResolver(broken)
-                    .failureMode(FailureMode.FAIL_CLOSED).build()), "/*", EnumSet.of(DispatcherType.REQUEST));
-        })) {
+        try (TestServer server = behindPerAddress(RateLimitFilter.builder().clientIdResolver(broken)
+                .failureMode(FailureMode.FAIL_CLOSED).build())) {
             HttpResponse<String> response = server.get("/api/reports");
             assertThat(response.statusCode()).isEqualTo(503);
             assertThat(rateLimitHeaders(response)).containsOnlyKeys("Retry-After");
@@ -268,11 +269,7 @@ class AmongOtherFiltersTest {
         ClientIdResolver strict = request -> {
             throw new InvalidClientException("invalid_api_key", "The X-API-Key header is longer than 16 characters.");
         };
-        try (TestServer server = TestServer.start(context -> {
-            context.addFilter(perAddress(), "/*", EnumSet.of(DispatcherType.REQUEST));
-            context.addFilter(holder("perEndpoint", RateLimitFilter.builder().clientIdResolver(strict).build()), "/*",
-                    EnumSet.of(DispatcherType.REQUEST));
-        })) {
+        try (TestServer server = behindPerAddress(RateLimitFilter.builder().clientIdResolver(strict).build())) {
             HttpResponse<String> response = server.get("/api/reports");
             assertThat(response.statusCode()).isEqualTo(400);
             assertThat(rateLimitHeaders(response)).isEmpty();
@@ -282,11 +279,7 @@ class AmongOtherFiltersTest {
     @Test
     void anInnerInstanceOfAnotherHeaderStyleReplacesEveryFieldOfTheOuterOne() {
         RateLimitConfig tight = RateLimitConfig.builder().tier("free").unmatched(Policy.fixedWindow(1, Duration.ofHours(1))).build();
-        try (TestServer server = TestServer.start(context -> {
-            context.addFilter(perAddress(), "/*", EnumSet.of(DispatcherType.REQUEST));
-            context.addFilter(holder("perEndpoint", RateLimitFilter.builder().config(tight).headerStyle(HeaderStyle.X).build()),
-                    "/*", EnumSet.of(DispatcherType.REQUEST));
-        })) {
+        try (TestServer server = behindPerAddress(RateLimitFilter.builder().config(tight).headerStyle(HeaderStyle.X).build())) {
             HttpResponse<String> first = server.get("/api/reports");
             assertThat(rateLimitHeaders(first)).containsOnlyKeys("X-RateLimit-Limit", "X-RateLimit-Remaining",
                     "X-RateLimit-Reset", "X-RateLimit-Tier");

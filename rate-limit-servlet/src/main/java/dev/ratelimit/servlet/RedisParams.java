@@ -2,6 +2,7 @@ package dev.ratelimit.servlet;
 
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.store.redis.RedisUrlMask;
 
 import java.time.Duration;
 import java.util.regex.Pattern;
@@ -33,19 +34,9 @@ record RedisParams(String url, FailureMode failureMode, Double fallbackShare, St
         return ThrottledLog.clean(USER_INFO.matcher(text).replaceAll("$1***@"));
     }
 
-    /**
-     * {@code url}, one store URL as configured, with everything the store could take for credentials
-     * replaced by {@code ***}: from {@code ://} (or, without one before it, from the start: a typo such as
-     * {@code redis:/}) to the last {@code @}, whatever it holds (a password may hold spaces or quotes).
-     */
+    /** {@code url}, one store URL as configured, as {@link RedisUrlMask} shows it, on one line. */
     static String maskedUrl(String url) {
-        int at = url.lastIndexOf('@');
-        if (at < 0) {
-            return ThrottledLog.clean(url);
-        }
-        int schemeEnd = url.indexOf("://");
-        int userStart = schemeEnd >= 0 && schemeEnd + 3 <= at ? schemeEnd + 3 : 0;
-        return ThrottledLog.clean(url.substring(0, userStart) + "***" + url.substring(at));
+        return ThrottledLog.clean(RedisUrlMask.mask(url));
     }
 
     RateLimitStore createStore() {

@@ -130,6 +130,13 @@ class InitParamsTest {
     }
 
     @ParameterizedTest(name = "store={0}")
+    @CsvSource({"redis://admin:hunter2", "redis://:hunter2", "redis://:hunter2/0", "'redis-cluster://10.0.0.1:7000,:hunter2'"})
+    void neverEchoesAPasswordWhoseHostWasLeftOut(String url) {
+        // Without '@' and a host, the password sits where the port goes.
+        assertThat(initFailure("store", url)).contains(":***").doesNotContain("hunter2");
+    }
+
+    @ParameterizedTest(name = "store={0}")
     @CsvSource(delimiter = '|', value = {
             // a typo in the scheme: the store itself takes everything before the '@' for credentials
             "redis:/:hunter2@127.0.0.1:6379", "redis//admin:hunter2@127.0.0.1:6379", ":hunter2@127.0.0.1:6379",

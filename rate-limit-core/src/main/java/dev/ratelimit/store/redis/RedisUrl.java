@@ -21,7 +21,7 @@ import java.util.Locale;
  * User and password may be percent-encoded; {@code :password@} alone (no user) logs in as the default
  * user. An IPv6 host is written in brackets, {@code [::1]:6379}, a zone id after {@code %25}
  * ({@code [fe80::1%25eth0]}). A {@code ${...}} placeholder is
- * refused, not expanded. Errors name the URL with its password masked.
+ * refused, not expanded. Errors name the URL as {@link RedisUrlMask} shows it.
  *
  * @param kind      the topology
  * @param tls       whether connections use TLS
@@ -128,24 +128,9 @@ record RedisUrl(Kind kind, boolean tls, String user, String password, List<Node>
         return new RedisUrl(kind, tls, user, password, List.copyOf(nodes), database, master);
     }
 
-    /** {@code url} with any password replaced by {@code ***}, safe to log and to put in messages. */
+    /** {@code url} in quotes as {@link RedisUrlMask} shows it, safe to log and to put in messages. */
     static String mask(String url) {
-        if (url == null) {
-            return "null";
-        }
-        int schemeEnd = url.indexOf("://");
-        int at = url.lastIndexOf('@');
-        // Without "://" before the '@' (a typo such as "redis:/", or no scheme at all), everything
-        // before the '@' may be credentials.
-        int userStart = schemeEnd >= 0 && schemeEnd + 3 <= at ? schemeEnd + 3 : 0;
-        String shown = url;
-        if (at >= 0) {
-            String userInfo = url.substring(userStart, at);
-            int colon = userInfo.indexOf(':');
-            String user = colon < 0 ? userInfo : userInfo.substring(0, colon);
-            shown = url.substring(0, userStart) + (colon < 0 ? "***" : user + ":***") + url.substring(at);
-        }
-        return "\"" + shown.replaceAll("\\p{Cntrl}", "?") + "\"";
+        return url == null ? "null" : "\"" + RedisUrlMask.mask(url) + "\"";
     }
 
     private static Node node(String url, String hostPort, int defaultPort) {
@@ -174,7 +159,8 @@ record RedisUrl(Kind kind, boolean tls, String user, String password, List<Node>
         // Outside brackets a ':' would be taken for the port's (host ":" and port 1 for "::1") and a
         // '%' would be looked up as it is, not decoded: only names and IPv4 addresses.
         if (host.isEmpty() || !host.matches(bracketed ? "[A-Za-z0-9._:%-]+" : "[A-Za-z0-9._-]+")) {
-            throw bad(url, "has an invalid host \"" + hostPort.replaceAll("\\p{Cntrl}", "?")
+            // The host alone: a URL whose host was left out (redis://:password) has the password in the port.
+            throw bad(url, "has an invalid host \"" + host.replaceAll("\\p{Cntrl}", "?")
                     + "\" (a name or an IPv4 address; IPv6 addresses go in brackets, [::1]:6379)");
         }
         int port = defaultPort;
@@ -185,7 +171,9 @@ record RedisUrl(Kind kind, boolean tls, String user, String password, List<Node>
                 port = -1;
             }
             if (port < 1 || port > 65535) {
-                throw bad(url, "has an invalid port \"" + portText.replaceAll("\\p{Cntrl}", "?") + "\" (must be 1-65535)");
+                // A port that is not a number may be a password that lost its '@' and host: not echoed.
+                throw bad(url, (portText.matches("[0-9]+") ? "has an invalid port \"" + portText + "\"" : "has a port that is not a number")
+                        + " (must be 1-65535)");
             }
         }
         return new Node(host, port);

@@ -69,7 +69,7 @@ class RedisUrlTest {
             "host:6379                  | must start with redis://",
             "redis://host:0             | has an invalid port \"0\"",
             "redis://host:99999         | has an invalid port \"99999\"",
-            "redis://host:abc           | has an invalid port \"abc\"",
+            "redis://host:abc           | has a port that is not a number",
             "redis://host/x             | has an invalid database \"x\"",
             "redis://h1:1,h2:2          | names 2 hosts",
             "redis-cluster://h1:1/0     | must not name a database",
@@ -114,7 +114,9 @@ class RedisUrlTest {
         for (String url : List.of("redis://admin:hunter2@host:notaport", "redis-cluster://:hunter2@h:1/9",
                 "redis://hunter2@host", "ftp://user:hunter2@host",
                 // no "://": a typo in the scheme, or none at all
-                "redis:/:hunter2@host:6379", "redis:admin:hunter2@host", ":hunter2@host:6379", ":hunter2@redis://host")) {
+                "redis:/:hunter2@host:6379", "redis:admin:hunter2@host", ":hunter2@host:6379", ":hunter2@redis://host",
+                // no '@' at all: the host left out, the password sits where the port goes
+                "redis://admin:hunter2", "redis://:hunter2", "redis-cluster://h:1,:hunter2", "redis://:hunter2/0")) {
             assertThatThrownBy(() -> RedisUrl.parse(url))
                     .isInstanceOf(InvalidConfigurationException.class)
                     .hasMessageNotContaining("hunter2")

@@ -15,6 +15,7 @@ import dev.ratelimit.micrometer.MicrometerListener;
 import dev.ratelimit.servlet.RateLimitFilter;
 import dev.ratelimit.store.memory.MemoryStore;
 import dev.ratelimit.store.redis.RedisStore;
+import dev.ratelimit.store.redis.RedisUrlMask;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import jakarta.servlet.DispatcherType;
@@ -73,7 +74,7 @@ final class ExampleApp implements AutoCloseable {
             options.clientKeySecret().ifPresent(redis::clientKeySecret);
             store = redis.build();
             FailureMode mode = options.failureMode().orElse(FailureMode.LOCAL_FALLBACK);
-            description = "Redis " + ExampleOptions.masked(options.redisUrl().get()) + ", shared by every instance using it; "
+            description = "Redis " + RedisUrlMask.mask(options.redisUrl().get()) + ", shared by every instance using it; "
                     + "while it is down: " + mode + (mode == FailureMode.LOCAL_FALLBACK
                     ? " (each instance allows " + options.fallbackShare().orElse(1.0) + " of each limit)" : "")
                     + (options.clientKeySecret().isPresent() ? "; client ids hashed with the secret (HMAC-SHA-256)" : "");

@@ -7,6 +7,7 @@ import dev.ratelimit.config.RateLimitConfig;
 import dev.ratelimit.servlet.RateLimitFilter;
 import dev.ratelimit.servlet.client.TrustedProxies;
 import dev.ratelimit.store.redis.RedisStore;
+import dev.ratelimit.store.redis.RedisUrlMask;
 
 import java.io.UncheckedIOException;
 import java.nio.file.InvalidPathException;
@@ -52,7 +53,7 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
         /** The value as an error may show it: a URL's password masked, the secret never. */
         private String shown() {
             return switch (setting) {
-                case REDIS_URL -> printable(masked(value));
+                case REDIS_URL -> printable(RedisUrlMask.mask(value));
                 case REDIS_CLIENT_KEY_SECRET -> "(hidden)";
                 default -> printable(value);
             };
@@ -73,7 +74,7 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
     /** The options with the Redis URL's password masked and the secret hidden: safe to log. */
     @Override
     public String toString() {
-        return "ExampleOptions[port=" + port + ", host=" + host + ", redisUrl=" + redisUrl.map(ExampleOptions::masked)
+        return "ExampleOptions[port=" + port + ", host=" + host + ", redisUrl=" + redisUrl.map(RedisUrlMask::mask)
                 + ", configSource=" + configSource + ", failureMode=" + failureMode + ", fallbackShare=" + fallbackShare
                 + ", redisTimeout=" + redisTimeout + ", redisKeyPrefix=" + redisKeyPrefix + ", clientKeySecret=" + clientKeySecret.map(x -> "(hidden)")
                 + ", trustedProxies=" + trustedProxies + ", shutdownTimeout=" + shutdownTimeout + ", filterOn=" + filterOn + "]";
@@ -281,21 +282,6 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
         return new ExampleOptions(port, host, redisUrl, config, configSource, mode, share, redisTimeout, redisKeyPrefix, clientKeySecret,
                 proxies,
                 timeout, filterOn, help);
-    }
-
-    /**
-     * {@code url} with any credentials replaced by {@code ***}: everything from {@code ://} (or, with
-     * none before it, from the start: a typo such as {@code redis:/}) to the last {@code @}, where the
-     * Redis store ends them too (a password may hold {@code /} or {@code @}).
-     */
-    static String masked(String url) {
-        int at = url.lastIndexOf('@');
-        if (at < 0) {
-            return url;
-        }
-        int start = url.indexOf("://");
-        int userStart = start >= 0 && start + 3 <= at ? start + 3 : 0;
-        return url.substring(0, userStart) + "***" + url.substring(at);
     }
 
     /** {@code raw}'s value as a duration, or an error that says {@code problem}. */

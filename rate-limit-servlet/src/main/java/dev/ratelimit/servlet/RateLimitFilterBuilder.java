@@ -6,6 +6,7 @@ import dev.ratelimit.InvalidConfigurationException;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.config.RateLimitConfig;
+import dev.ratelimit.servlet.client.ApiKeyVerifier;
 import dev.ratelimit.servlet.client.ClientIdResolver;
 import dev.ratelimit.servlet.client.ForwardedHeader;
 import dev.ratelimit.servlet.client.TierResolver;
@@ -53,6 +54,7 @@ public final class RateLimitFilterBuilder {
     private HeaderStyle headerStyle = HeaderStyle.BOTH;
     private TrustedProxies trustedProxies = TrustedProxies.none();
     private ForwardedHeader forwardedHeader = ForwardedHeader.X_FORWARDED_FOR;
+    private ApiKeyVerifier apiKeyVerifier = ApiKeyVerifier.ANY_KEY;
     private boolean forwardedHeaderSet;
     private String apiKeyHeader = DEFAULT_API_KEY_HEADER;
     private int maxApiKeyLength = DEFAULT_MAX_API_KEY_LENGTH;
@@ -152,6 +154,17 @@ public final class RateLimitFilterBuilder {
         return this;
     }
 
+    /**
+     * Which API keys are real (default {@link ApiKeyVerifier#ANY_KEY}: every well-formed key). A request
+     * whose key it does not know is counted as its address, as if it had sent no key, so invented keys
+     * get no quota of their own and cannot escape the address's limits.
+     */
+    public RateLimitFilterBuilder apiKeyVerifier(ApiKeyVerifier verifier) {
+        this.apiKeyVerifier = required("apiKeyVerifier", verifier);
+        this.identityOptionSet = true;
+        return this;
+    }
+
     /** The longest API key accepted; longer ones get a 400 (default {@value #DEFAULT_MAX_API_KEY_LENGTH}). */
     public RateLimitFilterBuilder maxApiKeyLength(int length) {
         this.maxApiKeyLength = length;
@@ -219,8 +232,8 @@ public final class RateLimitFilterBuilder {
 
     Settings settings() {
         if (clientIdResolver != null && identityOptionSet) {
-            throw new InvalidConfigurationException("clientIdResolver", "apiKeyHeader, maxApiKeyLength, trustedProxies and "
-                    + "forwardedHeader configure the default resolver; set them on your own resolver instead");
+            throw new InvalidConfigurationException("clientIdResolver", "apiKeyHeader, maxApiKeyLength, trustedProxies, "
+                    + "forwardedHeader and apiKeyVerifier configure the default resolver; set them on your own resolver instead");
         }
         if (forwardedHeaderSet && trustedProxies.isEmpty()) {
             throw new InvalidConfigurationException("forwardedHeader", "is read only from trusted proxies, but trustedProxies "
@@ -228,7 +241,7 @@ public final class RateLimitFilterBuilder {
         }
         RateLimitConfig cfg = config != null ? config : RateLimitConfig.defaults();
         ClientIdResolver clients = clientIdResolver != null ? clientIdResolver
-                : ClientIdResolver.apiKeyOrIp(apiKeyHeader, maxApiKeyLength, trustedProxies, forwardedHeader);
+                : ClientIdResolver.apiKeyOrIp(apiKeyHeader, maxApiKeyLength, trustedProxies, forwardedHeader, apiKeyVerifier);
         TierResolver tiers = tierResolver != null ? tierResolver : TierResolver.byKeyPrefix(cfg.tierPrefixes(), cfg.defaultTier());
         boolean owns = ownsStore || store == null;
         RateLimitStore st = store != null ? store : MemoryStore.builder().clock(clock).build();

@@ -1,5 +1,6 @@
 package dev.ratelimit.servlet;
 
+import dev.ratelimit.FailureMode;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.servlet.client.ForwardedHeader;
 import org.junit.jupiter.api.AfterEach;
@@ -7,6 +8,8 @@ import org.junit.jupiter.api.Test;
 
 import java.net.http.HttpResponse;
 import java.time.Instant;
+import java.util.List;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -222,6 +225,47 @@ class ClientIdentityTest {
 
         assertThat(server.get("/api/scan", "X-API-Key", "sk-free-one", "X-Forwarded-For", "203.0.113.5").statusCode()).isEqualTo(429);
         assertThat(server.get("/api/scan", "X-API-Key", "sk-free-two").statusCode()).isEqualTo(200);
+        assertThat(server.get("/api/scan").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void withoutAVerifierAnInventedKeyGetsAQuotaOfItsOwn() {
+        start(RateLimitFilter.builder());
+
+        exhaustScan();
+
+        // The filter cannot tell real keys from invented ones: each new key escapes the address's limit.
+        assertThat(server.get("/api/scan", "X-API-Key", "invented-1").statusCode()).isEqualTo(200);
+        assertThat(server.get("/api/scan", "X-API-Key", "invented-2").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void withAVerifierAnUnknownKeyIsCountedAsItsAddress() {
+        start(RateLimitFilter.builder().apiKeyVerifier(Set.of("sk-pro-real")::contains));
+
+        exhaustScan();
+
+        // Invented keys, of a paid prefix or none, share the address's spent quota and its free tier.
+        for (String invented : List.of("sk-ent-invented", "invented-1", "invented-2")) {
+            HttpResponse<String> response = server.get("/api/scan", "X-API-Key", invented);
+            assertThat(response.statusCode()).isEqualTo(429);
+            assertThat(response.headers().firstValue("X-RateLimit-Tier")).hasValue("free");
+        }
+        // A real key from the same address is its own client, in its own tier.
+        HttpResponse<String> real = server.get("/api/scan", "X-API-Key", "sk-pro-real");
+        assertThat(real.statusCode()).isEqualTo(200);
+        assertThat(real.headers().firstValue("X-RateLimit-Tier")).hasValue("pro");
+        assertThat(real.headers().firstValue("X-RateLimit-Remaining")).hasValue("99");
+    }
+
+    @Test
+    void aVerifierThatFailsIsHandledByTheFailureMode() {
+        start(RateLimitFilter.builder().failureMode(FailureMode.FAIL_CLOSED).apiKeyVerifier(key -> {
+            throw new IllegalStateException("the key store is down");
+        }));
+
+        assertThat(server.get("/api/scan", "X-API-Key", "sk-pro-real").statusCode()).isEqualTo(503);
+        // Without a key the verifier is not asked.
         assertThat(server.get("/api/scan").statusCode()).isEqualTo(200);
     }
 

@@ -42,4 +42,11 @@ class RateLimitFilterBuilderTest {
                 .hasMessageStartingWith("forwardedHeader: is read only from trusted proxies");
         RateLimitFilter.builder().forwardedHeader(ForwardedHeader.FORWARDED).trustedProxies("10.0.0.0/8").build().destroy();
     }
+
+    @Test
+    void aVerifierConfiguresTheDefaultResolverAndCannotBeCombinedWithYourOwn() {
+        assertThatThrownBy(() -> RateLimitFilter.builder().clientIdResolver(request -> "me").apiKeyVerifier(key -> true).build())
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("apiKeyVerifier configure the default resolver");
+    }
 }

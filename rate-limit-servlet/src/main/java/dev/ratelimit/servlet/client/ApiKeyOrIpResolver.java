@@ -14,8 +14,10 @@ final class ApiKeyOrIpResolver implements ClientIdResolver {
     private final int maxApiKeyLength;
     private final TrustedProxies trustedProxies;
     private final ForwardedHeader forwardedHeader;
+    private final ApiKeyVerifier verifier;
 
-    ApiKeyOrIpResolver(String apiKeyHeader, int maxApiKeyLength, TrustedProxies trustedProxies, ForwardedHeader forwardedHeader) {
+    ApiKeyOrIpResolver(String apiKeyHeader, int maxApiKeyLength, TrustedProxies trustedProxies, ForwardedHeader forwardedHeader,
+                       ApiKeyVerifier verifier) {
         if (apiKeyHeader == null || apiKeyHeader.isEmpty() || !apiKeyHeader.chars().allMatch(c -> ForwardedChain.isTokenChar((char) c))) {
             throw new InvalidConfigurationException("apiKeyHeader", "must be an HTTP header name, was "
                     + (apiKeyHeader == null ? "null" : "\"" + apiKeyHeader.replaceAll("[^\\x20-\\x7e]", "?") + "\""));
@@ -29,10 +31,14 @@ final class ApiKeyOrIpResolver implements ClientIdResolver {
         if (forwardedHeader == null) {
             throw new InvalidConfigurationException("forwardedHeader", "must not be null");
         }
+        if (verifier == null) {
+            throw new InvalidConfigurationException("apiKeyVerifier", "must not be null");
+        }
         this.apiKeyHeader = apiKeyHeader;
         this.maxApiKeyLength = maxApiKeyLength;
         this.trustedProxies = trustedProxies;
         this.forwardedHeader = forwardedHeader;
+        this.verifier = verifier;
     }
 
     @Override
@@ -43,8 +49,9 @@ final class ApiKeyOrIpResolver implements ClientIdResolver {
             if (keys.hasMoreElements()) {
                 throw new InvalidClientException("invalid_api_key", "Send the " + apiKeyHeader + " header at most once.");
             }
-            if (key != null && !key.isEmpty()) {
-                return "apikey:" + validKey(key);
+            // A key the verifier does not know is counted as the address, as if no key had been sent.
+            if (key != null && !key.isEmpty() && verifier.isKnown(validKey(key))) {
+                return "apikey:" + key;
             }
         }
         Enumeration<String> forwarded = trustedProxies.isEmpty() ? null : request.getHeaders(forwardedHeader.headerName());
@@ -70,6 +77,6 @@ final class ApiKeyOrIpResolver implements ClientIdResolver {
     @Override
     public String toString() {
         return "apiKeyOrIp[header=" + apiKeyHeader + ", maxLength=" + maxApiKeyLength + ", trustedProxies=" + trustedProxies
-                + ", forwardedHeader=" + forwardedHeader.headerName() + "]";
+                + ", forwardedHeader=" + forwardedHeader.headerName() + (verifier == ApiKeyVerifier.ANY_KEY ? "" : ", verifier=" + verifier) + "]";
     }
 }

@@ -35,6 +35,15 @@ public interface ClientIdResolver {
      */
     static ClientIdResolver apiKeyOrIp(String apiKeyHeader, int maxApiKeyLength, TrustedProxies trustedProxies,
                                        ForwardedHeader forwardedHeader) {
-        return new ApiKeyOrIpResolver(apiKeyHeader, maxApiKeyLength, trustedProxies, forwardedHeader);
+        return apiKeyOrIp(apiKeyHeader, maxApiKeyLength, trustedProxies, forwardedHeader, ApiKeyVerifier.ANY_KEY);
+    }
+
+    /**
+     * The default with a {@link ApiKeyVerifier}: as {@link #apiKeyOrIp(String, int, TrustedProxies, ForwardedHeader)},
+     * but a well-formed key {@code verifier} does not know counts as no key (the client is its address).
+     */
+    static ClientIdResolver apiKeyOrIp(String apiKeyHeader, int maxApiKeyLength, TrustedProxies trustedProxies,
+                                       ForwardedHeader forwardedHeader, ApiKeyVerifier verifier) {
+        return new ApiKeyOrIpResolver(apiKeyHeader, maxApiKeyLength, trustedProxies, forwardedHeader, verifier);
     }
 }

@@ -8,7 +8,9 @@ package dev.ratelimit;
  * Redis store uses the Redis server's {@code TIME} so that instances with skewed clocks agree.
  * Implementations must be thread-safe and should never go backwards; the algorithms tolerate a
  * clock that does (it never admits more than a clock that stood still; GCRA, the sliding window
- * counter and the sliding log are stricter until it catches up) but cannot refund what was already spent.
+ * counter and the sliding log are stricter until it catches up) but cannot refund what was already
+ * spent. One exception, on Redis: a refused token bucket writes nothing there, so when Redis' clock
+ * steps back after a refusal the bucket refills again over the time it went back.
  */
 @FunctionalInterface
 public interface Clock {

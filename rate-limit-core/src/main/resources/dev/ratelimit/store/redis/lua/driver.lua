@@ -18,13 +18,6 @@ local function open(kind, key)
   return v
 end
 
-local function exists(v)
-  if type(v) == 'table' then
-    return v.size > 0
-  end
-  return v ~= false
-end
-
 local function unknown(ARGV, a)
   return redis.error_reply('unknown policy type ' .. tostring(ARGV[a]))
 end
@@ -54,10 +47,8 @@ local function decideOne(KEYS, ARGV, now, cost, slackMillis)
     save(key, state, forgetAt, now, slackMillis)
     return { 0, 0, remaining, resetAfter, 0 }
   end
-  -- A key whose state means "fresh" again is worth nothing: drop it rather than wait for its TTL.
-  if forgetAt <= now and exists(v) then
-    redis.call('DEL', key)
-  end
+  -- A refusal writes nothing, not even a DEL of a key found stale (its TTL ends it within a
+  -- millisecond): deleted, it would read as a fresh client if Redis' clock then stepped back.
   if wait == NEVER then
     return { 2, 0, remaining, resetAfter, NEVER }
   end
@@ -67,7 +58,7 @@ end
 -- Several policies: all are read and asked first; the cost is taken from every one or from none.
 local function decideAll(KEYS, ARGV, now, cost, slackMillis)
   local n = #KEYS
-  local algorithms, params, values, remainings, resets, forgets = {}, {}, {}, {}, {}, {}
+  local algorithms, params, values, remainings, resets = {}, {}, {}, {}, {}
   local verdict, decider, longestWait = 0, 0, 0
   for i = 1, n do
     local a = 4 + (i - 1) * 4
@@ -79,7 +70,7 @@ local function decideAll(KEYS, ARGV, now, cost, slackMillis)
     local p = { tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]) }
     local v = open(kind, KEYS[i])
     local wait
-    wait, remainings[i], resets[i], forgets[i] = algorithm(v, p[1], p[2], p[3], now, cost, false)
+    wait, remainings[i], resets[i] = algorithm(v, p[1], p[2], p[3], now, cost, false)
     algorithms[i], params[i], values[i] = algorithm, p, v
     if verdict < 2 then
       if wait == NEVER then
@@ -93,9 +84,6 @@ local function decideAll(KEYS, ARGV, now, cost, slackMillis)
     -- described by the policy with the longest wait, but remaining is the fewest any policy has left
     local fewest = remainings[decider]
     for i = 1, n do
-      if forgets[i] <= now and exists(values[i]) then
-        redis.call('DEL', KEYS[i])
-      end
       fewest = math.min(fewest, remainings[i])
     end
     return { verdict, decider - 1, fewest, resets[decider], longestWait }

@@ -34,9 +34,9 @@ public final class Exact {
         return -Math.floorDiv(-a, b);
     }
 
-    /** {@code a * b}, or {@link Long#MAX_VALUE} if that exceeds {@link #MAX}; a, b positive. */
+    /** {@code a * b}, or -1 if that exceeds {@link #MAX}; a, b positive. */
     static long productOrOverflow(long a, long b) {
-        return a > MAX / b ? Long.MAX_VALUE : a * b;
+        return a > MAX / b ? -1 : a * b;
     }
 
     static void requirePositive(String field, long value) {
@@ -45,10 +45,11 @@ public final class Exact {
         }
     }
 
-    static void requireExact(String what, long product, String hint) {
-        if (product >= MAX) {
+    /** Refuses {@code value} (a positive number, or -1 for a product that overflowed) from 2^53 up. */
+    static void requireExact(String what, long value, String hint) {
+        if (value < 0 || value >= MAX) {
             throw new InvalidConfigurationException(what, "is too large for exact arithmetic (must stay below 2^53 = "
-                    + MAX + ", was " + (product == Long.MAX_VALUE ? "more" : product) + "); " + hint);
+                    + MAX + ", was " + (value < 0 ? "more" : value) + "); " + hint);
         }
     }
 

@@ -53,6 +53,10 @@ class PolicyValidationTest {
                 .hasMessageStartingWith("limit: is too large for exact arithmetic");
         assertThatThrownBy(() -> Policy.tokenBucket(1_000_000_000_000L, 1, Duration.ofDays(1)))
                 .hasMessageStartingWith("capacity: is too large for exact arithmetic");
+        // A value, not a product, is named: it was "was more" for the largest long.
+        assertThatThrownBy(() -> Policy.fixedWindow(Long.MAX_VALUE, Duration.ofMinutes(1)))
+                .hasMessageStartingWith("limit: is too large for exact arithmetic")
+                .hasMessageContaining("was " + Long.MAX_VALUE);
     }
 
     @Test

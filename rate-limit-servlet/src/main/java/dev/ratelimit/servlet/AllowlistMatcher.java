@@ -38,6 +38,10 @@ final class AllowlistMatcher {
         List<String> clients = allowlist.clients();
         for (int i = 0; i < clients.size(); i++) {
             String entry = clients.get(i).trim();
+            String unmatchable = unmatchable(entry);
+            if (unmatchable != null) {
+                throw new InvalidConfigurationException("allowlist.clients[" + i + "]", unmatchable + ", was " + shown(entry));
+            }
             String address = entry.startsWith("ip:") ? entry.substring(3) : entry;
             String normalized = address.indexOf('/') < 0 ? IpAddresses.normalize(address) : null;
             if (normalized != null) {
@@ -59,6 +63,34 @@ final class AllowlistMatcher {
         }
         this.blocks = cidrs.toArray(new Cidr[0]);
         this.hasAddresses = blocks.length > 0 || clientIds.stream().anyMatch(id -> id.startsWith("ip:"));
+    }
+
+    /**
+     * Why no client id could ever be {@code entry}, or null: ids hold no control characters,
+     * addresses and keys no whitespace, the built-in prefixes are lower case, an API key is at least
+     * one visible ASCII character, and an address has no port.
+     */
+    private static String unmatchable(String entry) {
+        if (entry.chars().anyMatch(Character::isISOControl)) {
+            return "must not contain control characters";
+        }
+        String squeezed = entry.replaceAll("\\s", "");
+        if (!squeezed.equals(entry) && (addressLike(squeezed) || squeezed.startsWith("ip:") || squeezed.startsWith("apikey:"))) {
+            // A resolver's own ids may hold spaces (a user's name); addresses and keys never do.
+            return "must not contain whitespace: addresses, blocks and API keys have none";
+        }
+        int colon = entry.indexOf(':');
+        String prefix = colon < 0 ? "" : entry.substring(0, colon);
+        if (!prefix.equals("ip") && prefix.equalsIgnoreCase("ip") || !prefix.equals("apikey") && prefix.equalsIgnoreCase("apikey")) {
+            return "must start with \"" + prefix.toLowerCase(java.util.Locale.ROOT) + ":\" in lower case, as client ids do";
+        }
+        if (prefix.equals("apikey") && (entry.length() == colon + 1 || !entry.chars().allMatch(c -> c >= '!' && c <= '~'))) {
+            return "must name an API key after \"apikey:\" (one or more visible ASCII characters, as the filter accepts)";
+        }
+        if (entry.matches("(ip:)?([0-9]{1,3}\\.){3}[0-9]{1,3}:[0-9]+|(ip:)?\\[[0-9A-Fa-f:.%]+]:[0-9]+")) {
+            return "must be an address without a port (a client is its address, whatever port it sends from)";
+        }
+        return null;
     }
 
     /** Address characters only, with a dot or a colon (a hex-only API key has neither). */

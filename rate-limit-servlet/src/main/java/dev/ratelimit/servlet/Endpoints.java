@@ -48,7 +48,7 @@ final class Endpoints {
      * listed after it, could never apply. Exact for these patterns: an exact path is one request path,
      * {@code /x/*} the paths one segment below {@code /x}, {@code /x/**} {@code /x} and everything below.
      */
-    private static boolean covers(EndpointRule first, EndpointRule later) {
+    static boolean covers(EndpointRule first, EndpointRule later) {
         boolean methods = first.method().equals("*") || first.method().equals(later.method())
                 || first.method().equals("GET") && later.method().equals("HEAD");
         if (!methods) {

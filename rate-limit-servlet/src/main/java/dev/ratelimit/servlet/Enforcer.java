@@ -24,6 +24,7 @@ import org.slf4j.Logger;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -115,6 +116,23 @@ final class Enforcer {
         new Endpoints(config.endpoints());
         requireRules(config);
         new AllowlistMatcher(config.allowlist());
+        requireReachableRules(config);
+    }
+
+    /** Refuses a rule that an allowlisted path covers whole: its limit would never apply. */
+    private static void requireReachableRules(RateLimitConfig config) {
+        List<String> paths = config.allowlist().paths();
+        for (int i = 0; i < paths.size(); i++) {
+            EndpointRule allowed = EndpointRule.of("*", paths.get(i), "allowlist");
+            for (int j = 0; j < config.endpoints().size(); j++) {
+                EndpointRule rule = config.endpoints().get(j);
+                if (Endpoints.covers(allowed, rule)) {
+                    throw new InvalidConfigurationException("allowlist.paths[" + i + "]", "\"" + allowed.path() + "\" exempts every "
+                            + "request of endpoints[" + j + "] (" + rule.method() + " " + rule.path() + "), so its limit would never "
+                            + "apply; narrow the path, or remove the rule (shadow mode measures a limit without enforcing it)");
+                }
+            }
+        }
     }
 
     /** Refuses a limit that no endpoint rule names: no request could ever reach it. */

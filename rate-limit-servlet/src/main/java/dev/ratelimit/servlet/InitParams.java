@@ -197,7 +197,7 @@ final class InitParams {
             throw invalid("redis-key-prefix", "", "must not be empty; leave it out for the default rl:");
         }
         RedisParams redis = new RedisParams(kind, mode,
-                optional("fallback-share", s -> parse("fallback-share", s, () -> Double.parseDouble(s.trim()), "must be a number in (0, 1]")),
+                optional("fallback-share", s -> parse("fallback-share", s, () -> decimal(s.trim()), "must be a number in (0, 1]")),
                 param("redis-key-prefix"),
                 optional("redis-timeout", s -> parse("redis-timeout", s, () -> DurationFormat.parse(s, "redis-timeout"),
                         "must be a duration such as 500ms or 2s")),
@@ -225,6 +225,11 @@ final class InitParams {
     /** Reads the configuration at {@code location} into {@code builder}, whose checks of it name the file too. */
     private void loadConfig(RateLimitFilterBuilder builder, String location) throws ServletException {
         String where = location.trim();
+        if (where.isEmpty() || where.equals("classpath:")) {
+            // Path.of("") is the working directory: "cannot read it: Is a directory" would not say why.
+            throw invalid("config", where, "must name a JSON file (a path, or classpath:<resource>); leave the init-param "
+                    + "out for the bundled configuration");
+        }
         try {
             if (where.startsWith("classpath:")) {
                 String resource = where.substring("classpath:".length()).replaceFirst("^/", "");
@@ -299,8 +304,21 @@ final class InitParams {
         }
     }
 
+    /** A plain decimal such as 0.5 (Double.parseDouble also takes "0.5d", "0x1p-1" and "5e-1"). */
+    private static double decimal(String text) {
+        if (!text.matches("[0-9]+(\\.[0-9]*)?|\\.[0-9]+")) {
+            throw new NumberFormatException(text);
+        }
+        return Double.parseDouble(text);
+    }
+
+    /** ASCII digits only (Integer.parseInt also takes "+5" and other scripts' digits). */
     private int wholeNumber(String name, String value) throws ServletException {
-        return parse(name, value, () -> Integer.parseInt(value.trim()), "must be a whole number");
+        String digits = value.trim();
+        if (!digits.matches("-?[0-9]+")) {
+            throw invalid(name, value, "must be a whole number");
+        }
+        return parse(name, value, () -> Integer.parseInt(digits), "is too large (at most " + Integer.MAX_VALUE + ")");
     }
 
     private boolean bool(String name, String value) throws ServletException {

@@ -12,6 +12,8 @@ import dev.ratelimit.config.EndpointRule;
 import dev.ratelimit.config.RateLimitConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.ParameterizedTest;
 
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -169,6 +171,49 @@ class ShadowAllowlistTest {
         // A mistyped IPv6 block is refused too, not kept as a client id "2001:..." that never matches.
         RateLimitConfig v6typo = twoEndpoints(false).allowlist(new Allowlist(List.of(), List.of("2001:db8::1/129"))).build();
         assertThatThrownBy(() -> RateLimitFilter.builder().config(v6typo)).hasMessageEndingWith("was \"2001:db8::1/129\"");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "IP:10.0.0.1          | must start with \"ip:\" in lower case",
+            "ApiKey:sk-pro-1      | must start with \"apikey:\" in lower case",
+            "apikey:              | must name an API key after \"apikey:\"",
+            "apikey:sk-pro-é       | must name an API key after \"apikey:\"",
+            "'apikey:sk pro'      | must not contain whitespace",
+            "'2001:db8::/ 32'     | must not contain whitespace",
+            "10.0.0.7:8080        | must be an address without a port",
+            "ip:[2001:db8::1]:443 | must be an address without a port"})
+    void anAllowlistEntryNoClientIdCouldEverMatchIsRefused(String entry, String problem) {
+        // Kept as an exact id, each would have been accepted and never exempted anyone.
+        RateLimitConfig config = twoEndpoints(false).allowlist(new Allowlist(List.of(), List.of("10.0.0.0/8", entry))).build();
+        assertThatThrownBy(() -> RateLimitFilter.builder().config(config))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageStartingWith("allowlist.clients[1]: " + problem)
+                .hasMessageNotContaining("sk-pro");
+    }
+
+    @Test
+    void aResolversOwnIdMayHoldSpaces() {
+        RateLimitConfig config = twoEndpoints(false).allowlist(new Allowlist(List.of(), List.of("user:Ada Lovelace"))).build();
+        start(RateLimitFilter.builder().config(config).clientIdResolver(request -> "user:Ada Lovelace"));
+
+        assertThat(server.statuses(5, 1, "GET", "/api/scan")).containsOnly(200);
+    }
+
+    @Test
+    void anAllowlistedPathThatExemptsEveryRequestOfARuleIsRefused() {
+        // The rule's limit would never apply, like a rule listed after one that matches all it does.
+        RateLimitConfig config = twoEndpoints(false).allowlist(new Allowlist(List.of("/health", "/api/**"), List.of())).build();
+        assertThatThrownBy(() -> RateLimitFilter.builder().config(config))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageStartingWith("allowlist.paths[1]: \"/api/**\" exempts every request of endpoints[0] (GET /api/scan), so its "
+                        + "limit would never apply");
+        // A path that exempts part of a rule's requests leaves the rest limited: accepted.
+        RateLimitConfig partly = RateLimitConfig.builder()
+                .endpoint(EndpointRule.of("GET", "/api/**", "api"))
+                .limit("free", "api", Policy.tokenBucket(2, 1, Duration.ofSeconds(1)))
+                .allowlist(new Allowlist(List.of("/api/status"), List.of())).build();
+        RateLimitFilter.builder().config(partly);
     }
 
     @Test

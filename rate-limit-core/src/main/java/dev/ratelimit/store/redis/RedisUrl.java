@@ -165,11 +165,8 @@ record RedisUrl(Kind kind, boolean tls, String user, String password, List<Node>
         }
         int port = defaultPort;
         if (portText != null) {
-            try {
-                port = Integer.parseInt(portText);
-            } catch (NumberFormatException e) {
-                port = -1;
-            }
+            // ASCII digits only: Integer.parseInt also reads "+6379" and other scripts' digits.
+            port = portText.matches("[0-9]{1,5}") ? Integer.parseInt(portText) : -1;
             if (port < 1 || port > 65535) {
                 // A port that is not a number may be a password that lost its '@' and host: not echoed.
                 throw bad(url, (portText.matches("[0-9]+") ? "has an invalid port \"" + portText + "\"" : "has a port that is not a number")
@@ -181,11 +178,7 @@ record RedisUrl(Kind kind, boolean tls, String user, String password, List<Node>
 
     private static int database(String url, String text) {
         int db;
-        try {
-            db = Integer.parseInt(text);
-        } catch (NumberFormatException e) {
-            db = -1;
-        }
+        db = text.matches("[0-9]{1,9}") ? Integer.parseInt(text) : -1;
         if (db < 0) {
             throw bad(url, "has an invalid database \"" + text.replaceAll("\\p{Cntrl}", "?") + "\" (must be a number >= 0)");
         }

@@ -70,6 +70,8 @@ class RedisUrlTest {
             "redis://host:0             | has an invalid port \"0\"",
             "redis://host:99999         | has an invalid port \"99999\"",
             "redis://host:abc           | has a port that is not a number",
+            "redis://host:+6379         | has a port that is not a number",
+            "redis://host/+1            | has an invalid database \"+1\"",
             "redis://host/x             | has an invalid database \"x\"",
             "redis://h1:1,h2:2          | names 2 hosts",
             "redis-cluster://h1:1/0     | must not name a database",

@@ -7,12 +7,23 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Parsed {@code --name=value} flags: every name known, every value checked when read, errors naming
  * the flag and its value. {@code --help} and {@code -h} set {@link #help()}.
  */
 public final class Flags {
+    /** How an argument meant as a flag starts: its name, without what follows a space, ':' or '='. */
+    private static final Pattern FLAG_NAME = Pattern.compile("-{1,2}[A-Za-z0-9_-]*");
+
+    /**
+     * A plain decimal number, ASCII digits with an optional point: what the settings document.
+     * (Double.parseDouble also reads "0.5d", "0x1p-1", "5e-1" and "NaN".)
+     */
+    public static final String DECIMAL = "-?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)";
+
     /** The longest duration any flag takes. */
     public static final Duration MAX_DURATION = Duration.ofDays(1);
     private final Map<String, String> values;
@@ -35,7 +46,7 @@ public final class Flags {
             int eq = arg.indexOf('=');
             String name = arg.startsWith("--") ? arg.substring(2, eq < 0 ? arg.length() : eq) : null;
             if (name == null || !known.contains(name)) {
-                throw new UsageException("unknown argument \"" + clean(arg) + "\"; known: --" + String.join(", --", known));
+                throw new UsageException("unknown argument " + describe(arg) + "; known: --" + String.join(", --", known));
             }
             if (eq < 0) {
                 throw new UsageException("--" + name + " needs a value: --" + name + "=...");
@@ -61,13 +72,11 @@ public final class Flags {
         if (v == null) {
             return otherwise;
         }
-        try {
+        if (v.matches("-?[0-9]{1,9}")) {
             int n = Integer.parseInt(v);
             if (n >= min && n <= max) {
                 return n;
             }
-        } catch (NumberFormatException e) {
-            // reported below
         }
         throw invalid(name, "must be a whole number from " + min + " to " + max);
     }
@@ -78,13 +87,11 @@ public final class Flags {
         if (v == null) {
             return otherwise;
         }
-        try {
+        if (v.matches(DECIMAL)) {
             double n = Double.parseDouble(v);
             if (n >= min && n <= max) {
                 return n;
             }
-        } catch (NumberFormatException e) {
-            // reported below
         }
         throw invalid(name, "must be a number from " + min + " to " + max);
     }
@@ -128,6 +135,23 @@ public final class Flags {
     /** An error naming {@code --name} and its value. */
     public UsageException invalid(String name, String problem) {
         return new UsageException("--" + name + "=\"" + clean(values.getOrDefault(name, "")) + "\": " + problem);
+    }
+
+    /**
+     * An unknown argument as an error may show it: its flag-like start only. Not a flag, it may be a
+     * Redis URL or a key given without its flag (or after "--api-key= "), so never shown; a flag and
+     * its value in one argument ("--redis-url redis://:pw@host", as a Kubernetes args list may pass
+     * them, or a mistyped "--api-ky=sk-...") shows the flag's name.
+     */
+    public static String describe(String arg) {
+        int eq = arg.indexOf('=');
+        String name = eq < 0 ? arg : arg.substring(0, eq);
+        Matcher flag = FLAG_NAME.matcher(name);
+        if (!arg.startsWith("-") || !flag.lookingAt()) {
+            return "of " + arg.length() + " characters (not shown: it is no --name=value flag, and may hold a password)";
+        }
+        return "\"" + flag.group() + "\"" + (flag.end() < name.length() ? " followed by " + (arg.length() - flag.end())
+                + " characters (not shown: they may hold a password)" : "");
     }
 
     private static String clean(String s) {

@@ -80,7 +80,8 @@ public final class ClientCli {
                 try {
                     HttpRequest.newBuilder().header("X-API-Key", apiKey);
                 } catch (IllegalArgumentException e) {
-                    throw flags.invalid("api-key", "must be a valid HTTP header value");
+                    // Not flags.invalid: that would print the key.
+                    throw new UsageException("--api-key: must be a valid HTTP header value (the key is not shown)");
                 }
             }
             method = flags.text("method", path.endsWith("/login") ? "POST" : "GET").toUpperCase(Locale.ROOT);

@@ -4,6 +4,7 @@ import dev.ratelimit.FailureMode;
 import dev.ratelimit.InvalidConfigurationException;
 import dev.ratelimit.config.DurationFormat;
 import dev.ratelimit.config.RateLimitConfig;
+import dev.ratelimit.example.cli.Flags;
 import dev.ratelimit.servlet.RateLimitFilter;
 import dev.ratelimit.servlet.client.TrustedProxies;
 import dev.ratelimit.store.redis.RedisStore;
@@ -19,8 +20,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The executable example's settings, read from command-line flags and the environment (a flag wins;
@@ -39,8 +38,6 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
                       Optional<FailureMode> failureMode, Optional<Double> fallbackShare, Optional<Duration> redisTimeout,
                       Optional<String> redisKeyPrefix, Optional<String> clientKeySecret,
                       List<String> trustedProxies, Duration shutdownTimeout, boolean filterOn, boolean help) {
-    /** How an argument meant as a flag starts: its name, without what follows a space, ':' or '='. */
-    private static final Pattern FLAG_NAME = Pattern.compile("-{1,2}[A-Za-z0-9_-]*");
     /** The longest shutdown timeout: Jetty's stop timeout and the stop log must not overflow. */
     private static final Duration MAX_SHUTDOWN_TIMEOUT = Duration.ofDays(1);
 
@@ -99,15 +96,7 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
             String name = eq < 0 ? arg : arg.substring(0, eq);
             Setting setting = Arrays.stream(Setting.values()).filter(s -> s.flag().equals(name)).findFirst().orElse(null);
             if (setting == null) {
-                // Not a flag: a Redis URL or a secret given without its flag (or after "--redis-url= "), so never shown.
-                // A flag and its value in one argument ("--redis-url redis://:pw@host", as a Kubernetes args list
-                // may pass them) shows its flag-like start only.
-                Matcher flag = FLAG_NAME.matcher(name);
-                String shown = arg.startsWith("-") && flag.lookingAt()
-                        ? "\"" + flag.group() + "\"" + (flag.end() < name.length() ? " followed by " + (arg.length() - flag.end())
-                                + " characters (not shown: they may hold a password)" : "")
-                        : "of " + arg.length() + " characters (not shown: it is no --name=value flag, and may hold a password)";
-                throw new OptionException("unknown argument " + shown + "; known: --help, "
+                throw new OptionException("unknown argument " + Flags.describe(arg) + "; known: --help, "
                         + String.join(", ", Arrays.stream(Setting.values()).map(Setting::flag).toList()));
             }
             if (eq < 0) {
@@ -128,11 +117,8 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
         int port = 8080;
         Raw p = raw.get(Setting.PORT);
         if (p != null) {
-            try {
-                port = Integer.parseInt(p.value());
-            } catch (NumberFormatException e) {
-                port = -1;
-            }
+            // ASCII digits only: Integer.parseInt also reads "+80" and other scripts' digits.
+            port = p.value().matches("[0-9]{1,5}") ? Integer.parseInt(p.value()) : -1;
             if (port < 0 || port > 65_535) {
                 throw p.invalid("must be a whole number from 0 to 65535");
             }
@@ -185,12 +171,8 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
         Optional<Double> share = Optional.empty();
         Raw s = raw.get(Setting.FALLBACK_SHARE);
         if (s != null) {
-            double value;
-            try {
-                value = Double.parseDouble(s.value());
-            } catch (NumberFormatException e) {
-                value = Double.NaN;
-            }
+            // A plain decimal: Double.parseDouble also reads "0.5d", "0x1p-1" and "5e-1".
+            double value = s.value().matches(Flags.DECIMAL) ? Double.parseDouble(s.value()) : Double.NaN;
             if (!(value > 0 && value <= 1)) {
                 throw s.invalid("must be a number in (0, 1], e.g. 0.5 for two instances");
             }

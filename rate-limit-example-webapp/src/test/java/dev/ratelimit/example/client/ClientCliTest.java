@@ -66,6 +66,16 @@ class ClientCliTest {
     }
 
     @Test
+    void aMistypedFlagNeverPrintsTheKeyItCarries() throws InterruptedException {
+        assertThat(run("--url=" + app.uri(), "--api-ky=sk-pro-4f9c2a7e", "sk-ent-0b1c2d3e")).isEqualTo(2);
+
+        assertThat(err()).startsWith("ResilientClient CLI: unknown argument \"--api-ky\"; known: --url, --api-key")
+                .doesNotContain("4f9c2a7e");
+        assertThat(run("--url=" + app.uri(), "sk-ent-0b1c2d3e")).isEqualTo(2);
+        assertThat(err()).doesNotContain("0b1c2d3e");
+    }
+
+    @Test
     void aBadUrlPathApiKeyOrDurationIsOneLineNamingTheFlagNotAStackTrace() throws InterruptedException {
         assertThat(run("--url=http://exa mple")).isEqualTo(2);
         assertThat(run("--url=" + app.uri(), "--path=/api/sc an")).isEqualTo(2);
@@ -75,7 +85,7 @@ class ClientCliTest {
         assertThat(err().split("\n")).containsExactly(
                 "ResilientClient CLI: --url=\"http://exa mple\": must be an http:// or https:// URL with a host (--help lists every flag)",
                 "ResilientClient CLI: --path=\"/api/sc an\": must be a URL path such as /api/scan (--help lists every flag)",
-                "ResilientClient CLI: --api-key=\"sk-free-a??X-Admin: 1\": must be a valid HTTP header value (--help lists every flag)",
+                "ResilientClient CLI: --api-key: must be a valid HTTP header value (the key is not shown) (--help lists every flag)",
                 "ResilientClient CLI: --max-wait=\"200000d\": must be a duration of at most 1d (--help lists every flag)");
         assertThat(out()).isEmpty();
     }

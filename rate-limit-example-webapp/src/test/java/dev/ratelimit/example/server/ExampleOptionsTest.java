@@ -97,6 +97,11 @@ class ExampleOptionsTest {
     void namesTheSettingItsSourceAndTheValueOfEachBadOne() {
         assertThat(problem(Map.of("PORT", "eighty"))).isEqualTo("PORT=\"eighty\": must be a whole number from 0 to 65535");
         assertThat(problem(Map.of(), "--port=70000")).isEqualTo("--port=\"70000\": must be a whole number from 0 to 65535");
+        // Only the documented forms: Integer.parseInt and Double.parseDouble read these too.
+        assertThat(problem(Map.of("PORT", "+80"))).isEqualTo("PORT=\"+80\": must be a whole number from 0 to 65535");
+        assertThat(problem(Map.of("PORT", "٨٠"))).isEqualTo("PORT=\"٨٠\": must be a whole number from 0 to 65535");
+        assertThat(problem(Map.of("REDIS_URL", "redis://cache:6379"), "--failure-mode=LOCAL_FALLBACK", "--fallback-share=0.5d"))
+                .startsWith("--fallback-share=\"0.5d\": must be a number in (0, 1]");
         assertThat(problem(Map.of("REDIS_URL", "http://user:pw@cache:6379")))
                 .isEqualTo("REDIS_URL=\"http://***@cache:6379\": has an unknown scheme \"http\"; use redis, rediss, "
                         + "redis-cluster, rediss-cluster or redis-sentinel");

@@ -1,5 +1,7 @@
 package dev.ratelimit.config;
 
+import dev.ratelimit.InvalidConfigurationException;
+
 import java.util.List;
 
 /**
@@ -12,9 +14,21 @@ public record Allowlist(List<String> paths, List<String> clients) {
     /** Nothing allowlisted. */
     public static final Allowlist NONE = new Allowlist(List.of(), List.of());
 
-    /** Copies both lists. */
+    /** Copies both lists; a null list or entry is an {@link InvalidConfigurationException} naming it. */
     public Allowlist {
-        paths = List.copyOf(paths);
-        clients = List.copyOf(clients);
+        paths = copy("allowlist.paths", paths);
+        clients = copy("allowlist.clients", clients);
+    }
+
+    private static List<String> copy(String field, List<String> entries) {
+        if (entries == null) {
+            throw new InvalidConfigurationException(field, "must be a list (empty for none), was null");
+        }
+        for (int i = 0; i < entries.size(); i++) {
+            if (entries.get(i) == null) {
+                throw new InvalidConfigurationException(field + "[" + i + "]", "must not be null");
+            }
+        }
+        return List.copyOf(entries);
     }
 }

@@ -23,6 +23,9 @@ public final class DurationFormat {
      * @throws InvalidConfigurationException when the text is neither form
      */
     public static Duration parse(String text, String path) {
+        if (text == null) {
+            throw new InvalidConfigurationException(path, "must be a duration such as 500ms, 2s or PT2S, was null");
+        }
         Matcher m = SHORT.matcher(text.trim());
         if (m.matches()) {
             if (m.group(1).length() > 12) {

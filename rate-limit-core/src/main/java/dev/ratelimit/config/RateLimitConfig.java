@@ -58,7 +58,7 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
         }
         Map<String, Map<String, Limit>> copy = new LinkedHashMap<>();
         tiers.forEach((tier, limits) -> {
-            if (!EndpointRule.NAME.matcher(tier).matches()) {
+            if (tier == null || !EndpointRule.NAME.matcher(tier).matches()) {
                 throw new InvalidConfigurationException("tiers", "tier names must be 1-64 characters of [A-Za-z0-9._-], was \"" + tier + "\"");
             }
             if (limits == null) {
@@ -90,6 +90,14 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
                 }
             }
         }
+        if (tierPrefixes == null) {
+            throw new InvalidConfigurationException("tierPrefixes", "must be a map (empty for none), was null");
+        }
+        tierPrefixes.forEach((prefix, tier) -> {
+            if (prefix == null || tier == null) {
+                throw new InvalidConfigurationException("tierPrefixes", "must map prefixes to tiers, had " + prefix + " -> " + tier);
+            }
+        });
         tierPrefixes = Map.copyOf(tierPrefixes);
         for (var prefix : tierPrefixes.entrySet()) {
             // API keys are visible ASCII (the filter refuses others): a prefix with a space would match none.
@@ -101,6 +109,14 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
             if (!tiers.containsKey(prefix.getValue())) {
                 throw new InvalidConfigurationException("tierPrefixes." + prefix.getKey(), "must name a defined tier "
                         + tiers.keySet() + ", was \"" + prefix.getValue() + "\"");
+            }
+        }
+        if (endpoints == null) {
+            throw new InvalidConfigurationException("endpoints", "must be a list (empty for none), was null");
+        }
+        for (int i = 0; i < endpoints.size(); i++) {
+            if (endpoints.get(i) == null) {
+                throw new InvalidConfigurationException("endpoints[" + i + "]", "must be a rule, was null");
             }
         }
         endpoints = List.copyOf(endpoints);
@@ -201,7 +217,13 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
 
         /** Keys starting with {@code prefix} belong to {@code tier}. */
         public Builder tierPrefix(String prefix, String tier) {
-            tierPrefixes.put(required("tierPrefixes", "a prefix", prefix), required("tierPrefixes." + prefix, "a tier name", tier));
+            String earlier = tierPrefixes.putIfAbsent(required("tierPrefixes", "a prefix", prefix),
+                    required("tierPrefixes." + prefix, "a tier name", tier));
+            if (earlier != null && !earlier.equals(tier)) {
+                // As in JSON, where a prefix named twice is refused: the later one must not win silently.
+                throw new InvalidConfigurationException("tierPrefixes." + prefix, "already belongs to tier \"" + earlier
+                        + "\"; a prefix names one tier, was \"" + tier + "\" too");
+            }
             return this;
         }
 

@@ -12,7 +12,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -100,6 +102,32 @@ class RateLimitConfigTest {
                 .isInstanceOf(InvalidConfigurationException.class).hasMessage("tierPrefixes.sk-free-: must be a tier name, was null");
         assertThatThrownBy(() -> RateLimitConfig.builder().endpoint(EndpointRule.of("GET", "/x", "scan")).endpoint(null))
                 .isInstanceOf(InvalidConfigurationException.class).hasMessage("endpoints[1]: must be a rule, was null");
+    }
+
+    @Test
+    void aNullInTheRecordsIsANamedErrorNotANullPointerException() {
+        Map<String, Map<String, Limit>> tiers = Map.of("free", Map.of());
+        assertThatThrownBy(() -> new Allowlist(List.of("/health"), null))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessage("allowlist.clients: must be a list (empty for none), was null");
+        assertThatThrownBy(() -> new Allowlist(java.util.Arrays.asList("/health", null), List.of()))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessage("allowlist.paths[1]: must not be null");
+        assertThatThrownBy(() -> new RateLimitConfig("free", tiers, null, List.of(), Optional.empty(), Allowlist.NONE, false))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessageStartingWith("tierPrefixes: must be a map");
+        assertThatThrownBy(() -> new RateLimitConfig("free", tiers, Map.of(), null, Optional.empty(), Allowlist.NONE, false))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessageStartingWith("endpoints: must be a list");
+        assertThatThrownBy(() -> new RateLimitConfig("free", tiers, Map.of(), java.util.Arrays.asList((EndpointRule) null),
+                Optional.empty(), Allowlist.NONE, false))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessage("endpoints[0]: must be a rule, was null");
+        assertThatThrownBy(() -> DurationFormat.parse(null, "window"))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessageStartingWith("window: must be a duration");
+    }
+
+    @Test
+    void aPrefixNamedForTwoTiersInTheBuilderIsRefusedAsInJson() {
+        assertThatThrownBy(() -> RateLimitConfig.builder().tierPrefix("sk-", "free").tierPrefix("sk-", "pro"))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("tierPrefixes.sk-: already belongs to tier \"free\"; a prefix names one tier, was \"pro\" too");
+        RateLimitConfig.builder().tierPrefix("sk-", "free").tierPrefix("sk-", "free");
     }
 
     @Test

@@ -121,6 +121,11 @@ public final class Cidr {
         return 31 * Arrays.hashCode(network) + prefix;
     }
 
+    /** How many leading bits the block fixes (0: every address of its family). */
+    public int prefixLength() {
+        return prefix;
+    }
+
     /** The canonical text, e.g. {@code 10.0.0.0/8}. */
     @Override
     public String toString() {

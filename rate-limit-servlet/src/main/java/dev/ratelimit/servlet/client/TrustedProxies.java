@@ -2,6 +2,8 @@ package dev.ratelimit.servlet.client;
 
 import dev.ratelimit.InvalidConfigurationException;
 
+import org.slf4j.LoggerFactory;
+
 import java.util.ArrayList;
 import java.util.List;
 
@@ -28,7 +30,10 @@ public final class TrustedProxies {
     }
 
     /**
-     * The proxies in {@code cidrs}, e.g. {@code ["10.0.0.0/8", "127.0.0.1"]}.
+     * The proxies in {@code cidrs}, e.g. {@code ["10.0.0.0/8", "127.0.0.1"]}. A block of every address
+     * of a family ({@code 0.0.0.0/0}, {@code ::/0}, {@code ::ffff:0:0/96}) is accepted, for an app that
+     * only its proxies can reach, with a warning: any client that reaches it directly picks its own
+     * address by writing the header.
      *
      * @throws InvalidConfigurationException naming the entry ({@code trustedProxies[1]}) that is not a CIDR block
      */
@@ -39,6 +44,13 @@ public final class TrustedProxies {
                 parsed.add(Cidr.parse(cidrs.get(i)));
             } catch (InvalidConfigurationException e) {
                 throw new InvalidConfigurationException("trustedProxies[" + i + "]", e.problem());
+            }
+        }
+        for (Cidr block : parsed) {
+            if (block.prefixLength() == 0) {
+                LoggerFactory.getLogger(TrustedProxies.class).warn("trusted proxies include " + block + ", every address: a client "
+                        + "that reaches the application directly, not through a proxy, chooses its own address (and quota) by "
+                        + "writing the forwarding header; list your proxies' addresses instead unless only they can reach it");
             }
         }
         return new TrustedProxies(parsed.toArray(new Cidr[0]));

@@ -161,13 +161,14 @@ final class RedisRateLimiter implements RateLimiter {
             } else {
                 settings.breakers().onFailure(breaker, now, e);
             }
+            if (connectionFailure) {
+                settings.connections().renewSlotMapAfterFailure(now);
+            }
+            // Last: a listener that throws must not keep the store from the bookkeeping above.
             RateLimitListener listener = settings.listener();
             if (listener != RateLimitListener.NONE) {
                 listener.onStoreCall(micros, false);
                 listener.onStoreError(e);
-            }
-            if (connectionFailure) {
-                settings.connections().renewSlotMapAfterFailure(now);
             }
         } catch (RuntimeException | LinkageError ignored) {
             // reporting a failure must not fail the request

@@ -4,6 +4,7 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.Limit;
 import dev.ratelimit.Policy;
+import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Source;
 import dev.ratelimit.testing.RedisCluster;
@@ -66,8 +67,16 @@ class RedisClusterFailoverTest {
     void decisionsMoveToThePromotedReplicaWhenTheMasterStopsAnsweringRatherThanRefusing() {
         // A host that is down answers nothing: calls time out instead of being refused, so no call is
         // tried twice and Jedis never reads the slot map again by itself. Default timeouts (100 ms).
+        // The listener throws on every failure, which must change nothing: it once stopped the store
+        // from reading the slot map again, and decisions never reached the promoted replica.
+        RateLimitListener throwing = new RateLimitListener() {
+            @Override
+            public void onStoreError(Throwable error) {
+                throw new IllegalStateException("a listener that fails");
+            }
+        };
         try (RedisCluster frozenOne = RedisCluster.start(3, 1);
-             RedisStore store = RedisStore.builder().url(frozenOne.url()).failureMode(FailureMode.FAIL_CLOSED).build()) {
+             RedisStore store = RedisStore.builder().url(frozenOne.url()).failureMode(FailureMode.FAIL_CLOSED).listener(throwing).build()) {
             RateLimiter limiter = store.limiter(LIMIT);
             assertThat(limiter.tryAcquire("survivor", 10).remaining()).isEqualTo(90);
             int slot = frozenOne.slot(survivorKey());

@@ -72,13 +72,13 @@ class LoadCheckAlgorithmsTest {
             }
             """;
 
-    /** The servers never refuse scan (allowlisted) nor reports (its rule is in shadow mode). */
+    /** The servers never refuse the load check's request for scan (its path allowlisted) nor reports (its rule is in shadow mode). */
     private static final String NEVER_REFUSED = """
             {
               "defaultTier": "free",
               "tierPrefixes": { "sk-free-": "free" },
               "endpoints": [
-                { "method": "GET", "path": "/api/scan", "name": "scan" },
+                { "method": "GET", "path": "/api/scan/**", "name": "scan" },
                 { "method": "GET", "path": "/api/reports", "name": "reports", "shadow": true }
               ],
               "allowlist": { "paths": ["/api/scan"] },

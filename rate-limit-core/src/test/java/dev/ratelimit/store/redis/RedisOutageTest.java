@@ -216,6 +216,31 @@ class RedisOutageTest {
     }
 
     @Test
+    void aCallThatTimesOutOnAFrozenRedisOpensNoReplacementConnectionOnTheCallersTime() {
+        // commons-pool2 2.13 replaces an invalidated connection at once, in the caller's thread: the
+        // new connection's handshake waited out a second timeout on the frozen Redis, so a decision
+        // took twice the timeout. The pool is pinned to 2.12.1, which replaces it only for a waiter.
+        try (RedisStore store = store(FailureMode.FAIL_OPEN)) {
+            RateLimiter limiter = store.limiter(LIMIT);
+            assertThat(limiter.tryAcquire("client").source()).isEqualTo(Source.STORE);
+            long before = connectionsReceived();
+            redis.pause();
+            try {
+                assertThat(limiter.tryAcquire("client").source()).isEqualTo(Source.FAIL_OPEN);
+            } finally {
+                redis.resume();
+            }
+            // The only new connection is this test's own INFO (the server counts one it accepts
+            // after the thaw, even if the client gave up on it while it was frozen).
+            assertThat(connectionsReceived() - before).as("connections made while Redis was frozen, plus this INFO").isEqualTo(1);
+        }
+    }
+
+    private long connectionsReceived() {
+        return Long.parseLong(Resp.info(redis.port(), "stats", "total_connections_received"));
+    }
+
+    @Test
     void aPausedRedisCostsATimeoutAtMostThenTheBreakerOpensAndCloses() {
         try (RedisStore store = store(FailureMode.FAIL_CLOSED)) {
             RateLimiter limiter = store.limiter(LIMIT);

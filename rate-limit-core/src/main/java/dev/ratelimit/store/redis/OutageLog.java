@@ -13,7 +13,8 @@ import dev.ratelimit.StoreHealth;
  * per master). So an outage that starts within
  * {@link #QUIET_MICROS} of the last one logged is not logged, nor its end; the next outage logged
  * says how many were left out. The circuit breaker opening is always logged (it changes every
- * decision for a whole open period), and then the end of that outage too.
+ * decision for a whole open period), with the cause if the outage's start was left out, and then
+ * the end of that outage too; such an outage is not counted as left out.
  */
 final class OutageLog {
     /** A minute: at most one "is failing" line per minute per store. */
@@ -55,8 +56,13 @@ final class OutageLog {
                     + describe(cause) + (unlogged == 0 ? "" : " (" + unlogged + " brief outages since the last one logged)"));
             unlogged = 0;
         } else if (current == StoreHealth.CIRCUIT_OPEN) {
+            // An outage whose start was left out is logged after all: not counted as left out, and its cause said here.
+            String why = outageLogged ? "" : ": " + describe(cause);
+            if (!outageLogged) {
+                unlogged--;
+            }
             outageLogged = true;
-            lines.warn("Redis store " + description + ": circuit breaker open, Redis is probed again after the open period");
+            lines.warn("Redis store " + description + ": circuit breaker open, Redis is probed again after the open period" + why);
         } else if (current == StoreHealth.UP && outageLogged) {
             outageLogged = false;
             lines.info("Redis store " + description + " has recovered; decisions are shared again");

@@ -68,6 +68,21 @@ class OutageLogTest {
         log.changed(DEGRADED, CIRCUIT_OPEN, DOWN, 30);
         log.changed(CIRCUIT_OPEN, UP, null, 1_000_030);
 
-        assertThat(lines).containsExactly(FAILING, RECOVERED, OPEN, RECOVERED);
+        assertThat(lines).containsExactly(FAILING, RECOVERED, OPEN + ": IllegalStateException: down", RECOVERED);
+    }
+
+    @Test
+    void anOutageLoggedByItsBreakerIsNotCountedAsLeftOut() {
+        log.changed(UP, DEGRADED, DOWN, 0);
+        log.changed(DEGRADED, UP, null, 10);
+        log.changed(UP, DEGRADED, DOWN, 20);               // left out, then logged by its breaker
+        log.changed(DEGRADED, CIRCUIT_OPEN, DOWN, 30);
+        log.changed(CIRCUIT_OPEN, UP, null, 1_000_030);
+        log.changed(UP, DEGRADED, DOWN, 2_000_000);        // left out for good
+        log.changed(DEGRADED, UP, null, 2_000_010);
+        log.changed(UP, DEGRADED, DOWN, OutageLog.QUIET_MICROS);
+
+        assertThat(lines).containsExactly(FAILING, RECOVERED, OPEN + ": IllegalStateException: down", RECOVERED,
+                FAILING + " (1 brief outages since the last one logged)");
     }
 }

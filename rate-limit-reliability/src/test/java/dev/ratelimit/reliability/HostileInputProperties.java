@@ -183,7 +183,7 @@ class HostileInputProperties {
     }
 
     /**
-     * {@code lines} without Jetty's own "Task run failed" WARN for a request buffer it released twice
+     * {@code lines} without Jetty's own "Task run failed" (or "Job failed") WARN for a request buffer it released twice
      * and that warning's stack trace: a race inside Jetty's HttpConnection.releaseRequestBuffer, before
      * or after any application code, that Jetty's maintainers know of and could not reproduce
      * (jetty/jetty.project#12939); it struck one CI run of these properties in many.
@@ -191,8 +191,12 @@ class HostileInputProperties {
     private static List<String> withoutJettyBufferRelease(List<String> lines) {
         List<String> kept = new java.util.ArrayList<>();
         for (int i = 0; i < lines.size(); i++) {
-            if (lines.get(i).endsWith(" WARN org.eclipse.jetty.util.thread.strategy.AdaptiveExecutionStrategy - Task run failed")
-                    && i + 1 < lines.size() && lines.get(i + 1).startsWith("java.lang.IllegalStateException: already released ")) {
+            // Logged by whichever Jetty thread ran the connection: its execution strategy, or the pool itself.
+            boolean jettyTaskFailed = lines.get(i).endsWith(" WARN org.eclipse.jetty.util.thread.strategy.AdaptiveExecutionStrategy - Task run failed")
+                    || lines.get(i).endsWith(" WARN org.eclipse.jetty.util.thread.QueuedThreadPool - Job failed");
+            if (jettyTaskFailed && i + 1 < lines.size() && lines.get(i + 1).startsWith("java.lang.IllegalStateException: already released ")
+                    && lines.subList(i + 1, lines.size()).stream().takeWhile(l -> !AppLog.LINE.matcher(l).matches())
+                            .anyMatch(l -> l.contains("HttpConnection.releaseRequestBuffer"))) {
                 i++;
                 while (i + 1 < lines.size() && !AppLog.LINE.matcher(lines.get(i + 1)).matches()) {
                     i++; // the stack trace

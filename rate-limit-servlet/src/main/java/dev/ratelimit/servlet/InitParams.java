@@ -225,7 +225,7 @@ final class InitParams {
     /** Reads the configuration at {@code location} into {@code builder}, whose checks of it name the file too. */
     private void loadConfig(RateLimitFilterBuilder builder, String location) throws ServletException {
         String where = location.trim();
-        if (where.isEmpty() || where.equals("classpath:")) {
+        if (where.isEmpty() || where.replaceFirst("^classpath:/?", "").isEmpty()) {
             // Path.of("") is the working directory: "cannot read it: Is a directory" would not say why.
             throw invalid("config", where, "must name a JSON file (a path, or classpath:<resource>); leave the init-param "
                     + "out for the bundled configuration");
@@ -318,7 +318,8 @@ final class InitParams {
         if (!digits.matches("-?[0-9]+")) {
             throw invalid(name, value, "must be a whole number");
         }
-        return parse(name, value, () -> Integer.parseInt(digits), "is too large (at most " + Integer.MAX_VALUE + ")");
+        return parse(name, value, () -> Integer.parseInt(digits), digits.startsWith("-") ? "is out of range"
+                : "is too large (at most " + Integer.MAX_VALUE + ")");
     }
 
     private boolean bool(String name, String value) throws ServletException {

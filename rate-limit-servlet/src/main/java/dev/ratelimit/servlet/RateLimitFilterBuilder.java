@@ -14,6 +14,7 @@ import dev.ratelimit.servlet.client.TrustedProxies;
 import dev.ratelimit.servlet.headers.HeaderStyle;
 import dev.ratelimit.store.memory.MemoryStore;
 import jakarta.servlet.DispatcherType;
+import org.slf4j.LoggerFactory;
 
 import java.util.Arrays;
 import java.util.Collections;
@@ -97,7 +98,8 @@ public final class RateLimitFilterBuilder {
 
     /**
      * Who a request comes from (default {@link ClientIdResolver#apiKeyOrIp} with this builder's API key
-     * header, key length cap, trusted proxies and forwarded header, which then must not be set).
+     * header, key length cap, trusted proxies, forwarded header and API key verifier, which then must
+     * not be set).
      */
     public RateLimitFilterBuilder clientIdResolver(ClientIdResolver resolver) {
         this.clientIdResolver = required("clientIdResolver", resolver);
@@ -238,6 +240,12 @@ public final class RateLimitFilterBuilder {
         if (forwardedHeaderSet && trustedProxies.isEmpty()) {
             throw new InvalidConfigurationException("forwardedHeader", "is read only from trusted proxies, but trustedProxies "
                     + "is empty; was " + forwardedHeader.headerName());
+        }
+        if (clientIdResolver == null && trustedProxies.everyAddressBlock() != null) {
+            LoggerFactory.getLogger(RateLimitFilter.class).warn("RateLimitFilter: trusted proxies include "
+                    + trustedProxies.everyAddressBlock() + ", every address: a client that reaches the application directly, "
+                    + "not through a proxy, chooses its own address (and quota) by writing the forwarding header; list your "
+                    + "proxies' addresses instead unless only they can reach it");
         }
         RateLimitConfig cfg = config != null ? config : RateLimitConfig.defaults();
         ClientIdResolver clients = clientIdResolver != null ? clientIdResolver

@@ -159,9 +159,10 @@ record RedisUrl(Kind kind, boolean tls, String user, String password, List<Node>
         // Outside brackets a ':' would be taken for the port's (host ":" and port 1 for "::1") and a
         // '%' would be looked up as it is, not decoded: only names and IPv4 addresses.
         if (host.isEmpty() || !host.matches(bracketed ? "[A-Za-z0-9._:%-]+" : "[A-Za-z0-9._-]+")) {
-            // The host alone: a URL whose host was left out (redis://:password) has the password in the port.
-            throw bad(url, "has an invalid host \"" + host.replaceAll("\\p{Cntrl}", "?")
-                    + "\" (a name or an IPv4 address; IPv6 addresses go in brackets, [::1]:6379)");
+            // The host alone, and only without a ':' outside brackets: a URL whose host was left out
+            // (redis://:password, redis://user:pass:word) has the password in the port, or part of it in the host.
+            throw bad(url, "has an invalid host" + (bracketed || host.indexOf(':') < 0 ? " \"" + host.replaceAll("\\p{Cntrl}", "?") + "\"" : "")
+                    + " (a name or an IPv4 address; IPv6 addresses go in brackets, [::1]:6379)");
         }
         int port = defaultPort;
         if (portText != null) {

@@ -10,8 +10,11 @@ package dev.ratelimit.store.redis;
  *       typo such as {@code redis:/}) to the last {@code @}, as the store reads credentials (a password
  *       may hold {@code /} or {@code @}): {@code redis://admin:s3cret@cache:6379} shows as
  *       {@code redis://***@cache:6379};</li>
- *   <li>without one: a port that is not a number, and everything after it, since a URL whose host was
- *       left out puts the password there: {@code redis://:s3cret} shows as {@code redis://:***}.</li>
+ *   <li>without one: a port that is not a number, or any port after an empty host, and everything
+ *       after it, since a URL whose host was left out puts the password there: {@code redis://:s3cret}
+ *       shows as {@code redis://:***};</li>
+ *   <li>a query or fragment, which the store never takes and other clients' URLs put passwords in
+ *       ({@code ?password=...}): {@code redis://cache?password=s3cret} shows as {@code redis://cache?***}.</li>
  * </ul>
  */
 public final class RedisUrlMask {
@@ -25,7 +28,13 @@ public final class RedisUrlMask {
         if (url == null) {
             return "null";
         }
-        return masked(url).replaceAll("\\p{Cntrl}", "?");
+        // A query or fragment is never part of a URL the store takes, and other clients' URLs carry
+        // passwords there (?password=...): hidden whole.
+        int query = url.indexOf('?');
+        int fragment = url.indexOf('#');
+        int cut = query < 0 ? fragment : fragment < 0 ? query : Math.min(query, fragment);
+        String shown = cut < 0 ? masked(url) : masked(url.substring(0, cut)) + url.charAt(cut) + HIDDEN;
+        return shown.replaceAll("\\p{Cntrl}", "?");
     }
 
     private static String masked(String url) {
@@ -48,7 +57,8 @@ public final class RedisUrlMask {
             int comma = url.indexOf(',', node);
             int nodeEnd = comma < 0 || comma > end ? end : comma;
             int portStart = portStart(url, node, nodeEnd);
-            if (portStart >= 0 && !url.substring(portStart, nodeEnd).matches("[0-9]*")) {
+            // A port that is not a number, or any port after no host at all (redis://:123456), may be a password.
+            if (portStart >= 0 && (!url.substring(portStart, nodeEnd).matches("[0-9]*") || portStart == node + 1)) {
                 return url.substring(0, portStart) + HIDDEN;
             }
             node = nodeEnd + 1;

@@ -23,6 +23,14 @@ class RedisUrlMaskTest {
             "redis-cluster://h1:7000,:hunter2,h3:7002  | redis-cluster://h1:7000,:***",
             "redis://[::1]:hunter2                     | redis://[::1]:***",
             "redis:/admin:hunter2                      | redis:***",
+            // a host left out hides any port after it, digits too
+            "redis://:123456                           | redis://:***",
+            "redis://:/hunter2                         | redis://:***",
+            // a query or fragment: never the store's, often a password elsewhere
+            "redis://cache?password=hunter2            | redis://cache?***",
+            "rediss://cache:6380/0?password=hunter2    | rediss://cache:6380/0?***",
+            "redis://admin:hunter2@cache/0?x=1         | redis://***@cache/0?***",
+            "redis://cache#hunter2                     | redis://cache#***",
             "admin:hunter2                             | admin:***",
             // nothing to hide
             "redis://cache:6379/2                      | redis://cache:6379/2",

@@ -118,7 +118,11 @@ class RedisUrlTest {
                 // no "://": a typo in the scheme, or none at all
                 "redis:/:hunter2@host:6379", "redis:admin:hunter2@host", ":hunter2@host:6379", ":hunter2@redis://host",
                 // no '@' at all: the host left out, the password sits where the port goes
-                "redis://admin:hunter2", "redis://:hunter2", "redis-cluster://h:1,:hunter2", "redis://:hunter2/0")) {
+                "redis://admin:hunter2", "redis://:hunter2", "redis-cluster://h:1,:hunter2", "redis://:hunter2/0",
+                // ... and a password holding ':' puts part of itself in the host
+                "redis://admin:hunter2:x", "redis://:hunter2:x", "redis-cluster://h:1,admin:hunter2:x",
+                // a password in a query, as other clients write it
+                "redis://cache?password=hunter2", "rediss://cache:6380/0?password=hunter2")) {
             assertThatThrownBy(() -> RedisUrl.parse(url))
                     .isInstanceOf(InvalidConfigurationException.class)
                     .hasMessageNotContaining("hunter2")

@@ -2,8 +2,6 @@ package dev.ratelimit.servlet.client;
 
 import dev.ratelimit.InvalidConfigurationException;
 
-import org.slf4j.LoggerFactory;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -32,8 +30,8 @@ public final class TrustedProxies {
     /**
      * The proxies in {@code cidrs}, e.g. {@code ["10.0.0.0/8", "127.0.0.1"]}. A block of every address
      * of a family ({@code 0.0.0.0/0}, {@code ::/0}, {@code ::ffff:0:0/96}) is accepted, for an app that
-     * only its proxies can reach, with a warning: any client that reaches it directly picks its own
-     * address by writing the header.
+     * only its proxies can reach (the filter warns of it when built: any client that reaches the app
+     * directly picks its own address by writing the header).
      *
      * @throws InvalidConfigurationException naming the entry ({@code trustedProxies[1]}) that is not a CIDR block
      */
@@ -46,14 +44,17 @@ public final class TrustedProxies {
                 throw new InvalidConfigurationException("trustedProxies[" + i + "]", e.problem());
             }
         }
-        for (Cidr block : parsed) {
+        return new TrustedProxies(parsed.toArray(new Cidr[0]));
+    }
+
+    /** The first block of every address of a family ({@code 0.0.0.0/0}, {@code ::/0}), or null. */
+    public Cidr everyAddressBlock() {
+        for (Cidr block : blocks) {
             if (block.prefixLength() == 0) {
-                LoggerFactory.getLogger(TrustedProxies.class).warn("trusted proxies include " + block + ", every address: a client "
-                        + "that reaches the application directly, not through a proxy, chooses its own address (and quota) by "
-                        + "writing the forwarding header; list your proxies' addresses instead unless only they can reach it");
+                return block;
             }
         }
-        return new TrustedProxies(parsed.toArray(new Cidr[0]));
+        return null;
     }
 
     /** Whether no proxy is trusted. */

@@ -1,7 +1,9 @@
 package dev.ratelimit.servlet.client;
 
+import dev.ratelimit.servlet.RateLimitFilter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -12,8 +14,10 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Trusting every address is allowed (an app only its proxies reach) but said at start-up. */
+/** Trusting every address is allowed (an app only its proxies reach) but said once, when the filter is built. */
 class TrustedProxiesTest {
+    private static final String WARNING = "trusted proxies include";
+
     private final ByteArrayOutputStream log = new ByteArrayOutputStream();
     private PrintStream stderr;
 
@@ -28,21 +32,29 @@ class TrustedProxiesTest {
         System.setErr(stderr);
     }
 
-    @ParameterizedTest
-    @ValueSource(strings = {"0.0.0.0/0", "::/0", "::ffff:0:0/96"})
-    void aBlockOfEveryAddressIsAcceptedWithAWarning(String block) {
-        TrustedProxies proxies = TrustedProxies.of(List.of("10.0.0.0/8", block));
-
-        assertThat(proxies.isEmpty()).isFalse();
-        assertThat(log.toString(StandardCharsets.UTF_8)).contains("WARN").contains("trusted proxies include")
-                .contains("chooses its own address");
+    private String logged() {
+        return log.toString(StandardCharsets.UTF_8);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"10.0.0.0/8", "127.0.0.1", "2001:db8::/32"})
-    void aProxyNetworkIsAcceptedSilently(String block) {
-        TrustedProxies.of(List.of(block));
+    @ValueSource(strings = {"0.0.0.0/0", "::/0", "::ffff:0:0/96"})
+    void aFilterTrustingEveryAddressSaysSoOnceWhenBuilt(String block) {
+        // Parsing alone says nothing: the example app checks its setting before it builds the filter.
+        TrustedProxies proxies = TrustedProxies.of(List.of("10.0.0.0/8", block));
+        assertThat(proxies.everyAddressBlock()).isNotNull();
+        assertThat(logged()).doesNotContain(WARNING);
 
-        assertThat(log.toString(StandardCharsets.UTF_8)).doesNotContain("trusted proxies include");
+        RateLimitFilter.builder().trustedProxies("10.0.0.0/8", block).build();
+
+        assertThat(logged().split(WARNING, -1)).as("warnings").hasSize(2);
+        assertThat(logged()).contains("WARN").contains("chooses its own address");
+    }
+
+    @Test
+    void aFilterTrustingItsProxiesOnlySaysNothing() {
+        RateLimitFilter.builder().trustedProxies("10.0.0.0/8", "127.0.0.1", "2001:db8::/32").build();
+
+        assertThat(TrustedProxies.of(List.of("10.0.0.0/8")).everyAddressBlock()).isNull();
+        assertThat(logged()).doesNotContain(WARNING);
     }
 }

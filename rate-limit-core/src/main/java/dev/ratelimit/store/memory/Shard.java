@@ -185,7 +185,10 @@ final class Shard {
      * (a fifth of the regulars in a test where they and other returning clients held a third of the cap).
      * The draws are SplitMix64 steps seeded by the new key's hash, which only the store's secret
      * decides. A shard of at most {@value #EVICTION_SAMPLE} entries is looked at whole instead: draws
-     * with replacement would miss one of them often (one in five at 10 entries).
+     * with replacement would miss one of them often (one in five at 10 entries); the scan starts at
+     * the new key's home slot, so that among entries used equally often the victim is no particular
+     * slot's (from slot 0, a returning client at a low slot was evicted by every new key, each time
+     * before it came back).
      */
     private void evictLeastUsed(long newKey, long now) {
         int mask = length - 1;
@@ -196,7 +199,8 @@ final class Shard {
         for (int seen = 0, tries = 0; seen < (whole ? count : EVICTION_SAMPLE); tries++) {
             int i;
             if (whole) {
-                i = tries;
+                // From a slot the new key's hash picks, so that ties do not always fall on the lowest slot.
+                i = (int) ((newKey >>> 8) + tries) & mask;
             } else {
                 draw += 0x9E3779B97F4A7C15L;
                 long z = (draw ^ (draw >>> 30)) * 0xBF58476D1CE4E5B9L;

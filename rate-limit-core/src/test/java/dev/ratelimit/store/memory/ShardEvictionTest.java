@@ -73,4 +73,26 @@ class ShardEvictionTest {
         }
         assertThat(shard.size()).isEqualTo(10);
     }
+
+    @Test
+    void tiesAmongTheLeastUsedFallOnNoSlotInParticular() {
+        // A client at slot 0 comes back while two new keys arrive each time, in a shard of 10 full of
+        // keys seen once. Its bucket of 10 is never refilled (the clock stands still), so it may pass
+        // 10 times, plus once each time it was evicted and came back fresh. Ties used to go to the
+        // lowest slot: it was evicted before every return and passed all 50 times.
+        Shard shard = new Shard(new LimitEvaluator(Limit.of("l", TokenBucket.perSecond(10, 1))), clock, 10);
+        for (int i = 0; i < 10; i++) {
+            shard.decide(key(500 + i, 1 + i % 9), 1);
+        }
+        long returning = key(0, 0);
+        int passed = 0;
+        for (int n = 0; n < 50; n++) {
+            if (shard.decide(returning, 1).allowed()) {
+                passed++;
+            }
+            shard.decide(key(1000 + 2 * n, 1 + (2 * n) % 9), 1);
+            shard.decide(key(1001 + 2 * n, 1 + (2 * n + 1) % 9), 1);
+        }
+        assertThat(passed).as("requests of the returning client that passed").isLessThanOrEqualTo(15);
+    }
 }

@@ -120,7 +120,7 @@ public final class ClientCli {
             return 2;
         }
         out.printf("%s %s%s, %d requests%n", method, target, flags.text("api-key", null) == null ? ""
-                : " with X-API-Key " + flags.text("api-key", null), requests);
+                : " with X-API-Key " + shown(flags.text("api-key", null)), requests);
         out.println("request  try   waited  why it waited                 status  left");
         int ok = 0;
         int gaveUp = 0;
@@ -182,5 +182,11 @@ public final class ClientCli {
                   --max-delay=8s                the largest back-off
                   --pacing=true                 slow down when little quota is left
                   --pace-below=0.1              'little': at most this share of the limit left""";
+    }
+
+    /** An API key as the output shows it: its prefix up to the last '-' (the tier), never the rest. */
+    static String shown(String key) {
+        int dash = key.lastIndexOf('-');
+        return (dash > 0 && dash < key.length() - 1 ? key.substring(0, dash + 1) : "") + "*** (" + key.length() + " characters)";
     }
 }

@@ -40,7 +40,8 @@ import java.util.random.RandomGenerator;
  *   <li><b>Bounded</b>: at most {@code maxRetries} retries and {@code maxTotalWait} of waiting per
  *       request. A wait that would break the budget is not started: the client returns the 429 at
  *       once and says why in {@link Exchange#gaveUp()}. A pause for pacing that does not fit the
- *       budget is skipped. Everything is one loop; nothing recurses.</li>
+ *       budget is skipped. Everything is one loop; nothing recurses. A response body longer than
+ *       1 MiB is not read further: that try fails as an I/O error.</li>
  * </ul>
  * <pre>{@code
  * ResilientClient client = ResilientClient.builder(URI.create("http://localhost:8080"))
@@ -56,6 +57,9 @@ import java.util.random.RandomGenerator;
  * sleeper advances. Thread-safe.
  */
 public final class ResilientClient {
+    /** The longest response body read: a longer one is a failed try, like a connection that broke. */
+    static final long MAX_BODY_BYTES = 1 << 20;
+
     private static final Set<String> IDEMPOTENT = Set.of("GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE");
     /** The longest wait, about 292 years: a {@link Duration} of nanoseconds still holds it. */
     private static final long MAX_WAIT_MICROS = Long.MAX_VALUE / 1_000;
@@ -143,7 +147,8 @@ public final class ResilientClient {
             try {
                 response = exchange(request);
             } catch (IOException e) {
-                record(attempts, new Attempt(number, duration(wait), reason, -1, OptionalLong.empty(), String.valueOf(e)));
+                record(attempts, new Attempt(number, duration(wait), reason, -1, OptionalLong.empty(),
+                        String.valueOf(e).replaceAll("\\p{Cntrl}", "?"))); // printed on one line
                 boolean retryable = e instanceof ConnectException || e instanceof HttpConnectTimeoutException || IDEMPOTENT.contains(method);
                 wait = backoff(number);
                 if (!retryable || number > maxRetries || wait > maxTotalWaitMicros - waited) {
@@ -183,7 +188,7 @@ public final class ResilientClient {
      * would otherwise block forever.
      */
     private HttpResponse<String> exchange(HttpRequest request) throws IOException, InterruptedException {
-        CompletableFuture<HttpResponse<String>> pending = http.sendAsync(request, HttpResponse.BodyHandlers.ofString());
+        CompletableFuture<HttpResponse<String>> pending = http.sendAsync(request, LimitedBody.atMost(MAX_BODY_BYTES));
         try {
             return pending.get(requestTimeoutNanos, TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {

@@ -29,7 +29,7 @@ class ClientCliTest {
         int exit = run("--url=" + app.uri(), "--api-key=sk-free-cli", "--requests=12", "--pacing=false");
 
         assertThat(exit).isZero();
-        assertThat(out()).isEqualTo("GET " + app.uri() + "/api/scan with X-API-Key sk-free-cli, 12 requests\n"
+        assertThat(out()).isEqualTo("GET " + app.uri() + "/api/scan with X-API-Key sk-free-*** (11 characters), 12 requests\n"
                 + "request  try   waited  why it waited                 status  left\n"
                 + "      1    1   0.000s  -                                200     9\n"
                 + "      2    1   0.000s  -                                200     8\n"

@@ -265,6 +265,35 @@ class ResilientClientTest {
     }
 
     @Test
+    void aBodyWithoutEndIsNotReadIntoMemory() throws Exception {
+        // A hostile server (or anyone on a plain-HTTP path) streams a body for ever: read whole, it ran
+        // the client out of memory. Past 1 MiB the try fails like a broken connection.
+        AtomicInteger requests = new AtomicInteger();
+        HttpServer stub = stub(x -> {
+            requests.incrementAndGet();
+            x.sendResponseHeaders(200, 0); // chunked
+            byte[] chunk = new byte[64 * 1024];
+            try (var out = x.getResponseBody()) {
+                for (int i = 0; i < 1024; i++) { // 64 MiB, unless the client hangs up first
+                    out.write(chunk);
+                }
+            } catch (IOException clientHungUp) {
+                // what a bounded client does
+            }
+        });
+        try {
+            ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).random(NO_JITTER).sleeper(sleeps::add)
+                    .maxRetries(0).build();
+
+            assertThatThrownBy(() -> client.get("/api/scan"))
+                    .isInstanceOf(IOException.class).hasMessageContaining("response body longer than 1048576 bytes");
+            assertThat(requests).hasValue(1);
+        } finally {
+            stub.stop(0);
+        }
+    }
+
+    @Test
     void threadsSharingTheClientTakeSuccessivePacedMomentsInsteadOfWakingTogether() throws Exception {
         // Every answer: 1 of 10 left, the quota back in 9 s: pace min(9 s / 2, 10 s / 10) = 1 s.
         HttpServer stub = oneLeftOfTenBackIn9Seconds();

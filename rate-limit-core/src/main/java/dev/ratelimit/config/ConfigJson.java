@@ -229,7 +229,12 @@ final class ConfigJson {
     }
 
     private static long whole(JsonNode node, String path) {
-        if (!node.isIntegralNumber() || !node.canConvertToLong()) {
+        if (node.isIntegralNumber() && !node.canConvertToLong()) {
+            // A whole number, only too large for any setting: not "not a whole number".
+            throw new InvalidConfigurationException(path, (node.bigIntegerValue().signum() > 0 ? "is too large (at most "
+                    + Long.MAX_VALUE + ")" : "is out of range") + ", was " + node);
+        }
+        if (!node.isIntegralNumber()) {
             throw new InvalidConfigurationException(path, "must be a whole number, was " + node);
         }
         return node.asLong();

@@ -73,6 +73,9 @@ class RateLimitConfigTest {
                 .hasMessageStartingWith("tiers.pro.scan.algorithm: must be one of token_bucket");
         assertThatThrownBy(() -> parse(tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 2.5, \"window\": \"1m\"}")))
                 .hasMessage("tiers.pro.scan.limit: must be a whole number, was 2.5");
+        // A whole number too large for a long is too large, not "not a whole number".
+        assertThatThrownBy(() -> parse(tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 100000000000000000000, \"window\": \"1m\"}")))
+                .hasMessage("tiers.pro.scan.limit: is too large (at most 9223372036854775807), was 100000000000000000000");
         assertThatThrownBy(() -> parse(tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"window\": \"1m\"}")))
                 .hasMessage("tiers.pro.scan.limit: is required");
     }

@@ -119,11 +119,15 @@ final class Enforcer {
         requireReachableRules(config);
     }
 
-    /** Refuses a rule that an allowlisted path covers whole: its limit would never apply. */
+    /** Refuses a rule (or the unmatched requests' limit) that an allowlisted path covers whole: its limit would never apply. */
     private static void requireReachableRules(RateLimitConfig config) {
         List<String> paths = config.allowlist().paths();
         for (int i = 0; i < paths.size(); i++) {
             EndpointRule allowed = EndpointRule.of("*", paths.get(i), "allowlist");
+            if (config.unmatched().isPresent() && allowed.path().equals("/**")) {
+                throw new InvalidConfigurationException("allowlist.paths[" + i + "]", "\"/**\" exempts every request, so the limit of "
+                        + "unmatched requests would never apply; narrow the path, or remove that limit");
+            }
             for (int j = 0; j < config.endpoints().size(); j++) {
                 EndpointRule rule = config.endpoints().get(j);
                 if (Endpoints.covers(allowed, rule)) {

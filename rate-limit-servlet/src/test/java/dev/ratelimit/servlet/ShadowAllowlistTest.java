@@ -208,6 +208,12 @@ class ShadowAllowlistTest {
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageStartingWith("allowlist.paths[1]: \"/api/**\" exempts every request of endpoints[0] (GET /api/scan), so its "
                         + "limit would never apply");
+        // Nor may "/**" exempt the unmatched requests' limit, when no rule is there to be named.
+        RateLimitConfig unmatchedOnly = RateLimitConfig.builder().tier("free").unmatched(Policy.fixedWindow(2, Duration.ofHours(1)))
+                .allowlist(new Allowlist(List.of("/**"), List.of())).build();
+        assertThatThrownBy(() -> RateLimitFilter.builder().config(unmatchedOnly))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageStartingWith("allowlist.paths[0]: \"/**\" exempts every request, so the limit of unmatched requests would never apply");
         // A path that exempts part of a rule's requests leaves the rest limited: accepted.
         RateLimitConfig partly = RateLimitConfig.builder()
                 .endpoint(EndpointRule.of("GET", "/api/**", "api"))

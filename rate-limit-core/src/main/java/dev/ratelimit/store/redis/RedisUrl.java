@@ -207,7 +207,8 @@ record RedisUrl(Kind kind, boolean tls, String user, String password, List<Node>
             case SENTINEL -> "redis-sentinel://";
         });
         if (password != null) {
-            s.append(user == null ? "" : user).append(":***@");
+            // As RedisUrlMask shows a URL: one rule for every line that names one.
+            s.append("***@");
         }
         for (int i = 0; i < nodes.size(); i++) {
             s.append(i == 0 ? "" : ",").append(nodes.get(i));

@@ -66,7 +66,7 @@ class RedisAuthTest {
                 RateLimiter limiter = store.limiter(LIMIT);
                 assertSources(limiter, Source.STORE, Source.STORE);
                 assertThat(limiter.tryAcquire("client").remaining()).isEqualTo(2);
-                assertThat(store.toString()).contains("redis://:***@" + host + "/3").doesNotContain(PASSWORD);
+                assertThat(store.toString()).contains("redis://***@" + host + "/3").doesNotContain(PASSWORD);
             }
             assertThat(keys(redis.port(), PASSWORD, 0)).as("database 0").isZero();
             assertThat(keys(redis.port(), PASSWORD, 3)).as("database 3, from the URL").isEqualTo(1);

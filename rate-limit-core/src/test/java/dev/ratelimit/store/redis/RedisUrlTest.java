@@ -21,7 +21,7 @@ class RedisUrlTest {
         assertThat(url.password()).isEqualTo("s3cr@t");
         assertThat(url.nodes()).containsExactly(new RedisUrl.Node("redis.internal", 6380));
         assertThat(url.database()).isEqualTo(2);
-        assertThat(url.toString()).isEqualTo("redis://app:***@redis.internal:6380/2");
+        assertThat(url.toString()).isEqualTo("redis://***@redis.internal:6380/2");
     }
 
     @Test
@@ -40,7 +40,7 @@ class RedisUrlTest {
         assertThat(url.user()).isNull();
         assertThat(url.password()).isEqualTo("p4ss");
         assertThat(url.nodes()).containsExactly(new RedisUrl.Node("::1", 7000));
-        assertThat(url.toString()).isEqualTo("redis://:***@[::1]:7000");
+        assertThat(url.toString()).isEqualTo("redis://***@[::1]:7000");
     }
 
     @Test
@@ -50,7 +50,7 @@ class RedisUrlTest {
         assertThat(url.tls()).isTrue();
         assertThat(url.nodes()).containsExactly(new RedisUrl.Node("10.0.0.1", 7000),
                 new RedisUrl.Node("10.0.0.2", 7001), new RedisUrl.Node("node3", 6379));
-        assertThat(url.toString()).isEqualTo("rediss-cluster://u:***@10.0.0.1:7000,10.0.0.2:7001,node3:6379");
+        assertThat(url.toString()).isEqualTo("rediss-cluster://***@10.0.0.1:7000,10.0.0.2:7001,node3:6379");
     }
 
     @Test
@@ -136,9 +136,9 @@ class RedisUrlTest {
         // toString(): a decoded user or master name must not break them into forged lines.
         RedisUrl url = RedisUrl.parse("redis-sentinel://ops%0D%0AWARN%20forged:pw@s1:26379/my%0D%0Amaster");
         assertThat(url.toString()).doesNotContain("\r").doesNotContain("\n")
-                .isEqualTo("redis-sentinel://ops??WARN forged:***@s1:26379/my??master");
+                .isEqualTo("redis-sentinel://***@s1:26379/my??master");
         try (RedisStore store = RedisStore.builder().url("redis://us%0Aer:pw@127.0.0.1:1").build()) {
-            assertThat(store.toString()).doesNotContain("\n").contains("redis://us?er:***@127.0.0.1:1");
+            assertThat(store.toString()).doesNotContain("\n").contains("redis://***@127.0.0.1:1");
         }
     }
 

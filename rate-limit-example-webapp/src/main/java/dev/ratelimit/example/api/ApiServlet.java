@@ -27,6 +27,10 @@ public class ApiServlet extends HttpServlet {
     @Override
     protected void service(HttpServletRequest request, HttpServletResponse response) throws IOException {
         String path = request.getPathInfo() == null ? "" : request.getPathInfo();
+        if (path.length() > 1 && path.endsWith("/")) {
+            // The filter counts /api/scan/ as /api/scan: answer it as /api/scan too, not with a 404 it paid for.
+            path = path.substring(0, path.length() - 1);
+        }
         String method = request.getMethod();
         switch (path) {
             case "/scan" -> answer(response, method, "GET", "{\"status\":\"scanning\"}");

@@ -47,6 +47,20 @@ class ExampleAppTest {
     }
 
     @Test
+    void aTrailingSlashIsTheSameEndpointForTheFilterAndForTheApp() {
+        app = RunningExample.start(clock);
+
+        HttpResponse<String> slashed = app.get("/api/scan/", "X-API-Key", "sk-free-slash");
+        HttpResponse<String> plain = app.get("/api/scan", "X-API-Key", "sk-free-slash");
+
+        // Counted as /api/scan, so answered as /api/scan: not a 404 that spent the client's quota.
+        assertThat(slashed.statusCode()).isEqualTo(200);
+        assertThat(slashed.body()).isEqualTo("{\"status\":\"scanning\"}");
+        assertThat(slashed.headers().firstValue("X-RateLimit-Remaining")).hasValue("9");
+        assertThat(plain.headers().firstValue("X-RateLimit-Remaining")).hasValue("8");
+    }
+
+    @Test
     void withTheFilterOffNothingIsLimitedAndNoRateLimitHeadersAreSent() {
         app = RunningExample.start(clock, "--filter=off");
 

@@ -2,7 +2,7 @@ package dev.ratelimit;
 
 /**
  * Hears what the limiter does: each decision (from the servlet filter, with its tier and endpoint),
- * store errors, store latency and changes of store health. Every method has an empty default, and
+ * each request the filter could not decide, store errors, store latency and changes of store health. Every method has an empty default, and
  * callers check {@link #NONE} before building anything to pass, so an unused listener costs nothing.
  *
  * <p>Store events come from the Redis store (the in-memory store cannot fail), decisions from the
@@ -22,6 +22,15 @@ public interface RateLimitListener {
 
     /** A request was decided. */
     default void onDecision(DecisionEvent event) {
+    }
+
+    /**
+     * The filter answered a request it limits without a decision: {@code passedOn} true when the request
+     * went on to the application (shadow mode, or the failure mode let it through), false when the
+     * filter answered it (a 400 for {@link Undecided#INVALID_CLIENT}, a 503 for a {@link Undecided#FAILURE}
+     * when failing closed).
+     */
+    default void onUndecided(Undecided reason, boolean passedOn) {
     }
 
     /** A store call took {@code micros} microseconds ({@code ok} false if it failed). */

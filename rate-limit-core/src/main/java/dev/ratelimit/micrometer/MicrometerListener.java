@@ -5,6 +5,7 @@ import dev.ratelimit.DecisionEvent;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.Source;
 import dev.ratelimit.StoreHealth;
+import dev.ratelimit.Undecided;
 import dev.ratelimit.Verdict;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -26,6 +27,9 @@ import java.util.function.LongSupplier;
  *   <li>{@code ratelimit_decisions_total{tier,endpoint,algorithm,outcome}}: outcome is
  *       {@code allowed}, {@code rejected}, {@code shadow_rejected}, {@code failed_open},
  *       {@code fallback_allowed}, {@code fallback_rejected} or {@code unavailable};</li>
+ *   <li>{@code ratelimit_undecided_total{reason,outcome}}: requests the filter meant to limit and
+ *       could not decide; reason {@code invalid_client} (a malformed API key) or {@code failure} (a
+ *       resolver or store threw), outcome {@code refused} (a 400 or 503) or {@code passed};</li>
  *   <li>{@code ratelimit_near_limit_total{tier,endpoint}}: allowed with under 20% of the limit left;</li>
  *   <li>{@code ratelimit_remaining_percent{tier,endpoint}}: remaining as a percentage of the limit
  *       after each decision, a histogram with buckets every 10 (bucket {@code le="10.0"} counts the
@@ -68,6 +72,8 @@ public final class MicrometerListener implements RateLimitListener {
     private final Timer storeError;
     private final Counter storeErrors;
     private final AtomicReference<StoreHealth> health = new AtomicReference<>(StoreHealth.UP);
+    /** Indexed by [reason.ordinal()][passedOn ? 1 : 0]. */
+    private final Counter[][] undecided;
     /** Indexed by [from.ordinal()][to.ordinal()]; null on the diagonal. */
     private final Counter[][] healthChanges;
 
@@ -79,6 +85,15 @@ public final class MicrometerListener implements RateLimitListener {
         this.storeOk = storeTimer("ok");
         this.storeError = storeTimer("error");
         this.storeErrors = Counter.builder("ratelimit.store.errors").description("Store calls that failed").register(registry);
+        this.undecided = new Counter[Undecided.values().length][2];
+        for (Undecided reason : Undecided.values()) {
+            for (int passed = 0; passed < 2; passed++) {
+                undecided[reason.ordinal()][passed] = Counter.builder("ratelimit.undecided")
+                        .description("Requests the filter meant to limit and could not decide")
+                        .tag("reason", reason.name().toLowerCase(Locale.ROOT)).tag("outcome", passed == 1 ? "passed" : "refused")
+                        .register(registry);
+            }
+        }
         for (StoreHealth state : StoreHealth.values()) {
             replace(Gauge.builder("ratelimit.store.health", health, h -> h.get() == state ? 1 : 0)
                     .description("1 for the store's current health state")
@@ -166,6 +181,11 @@ public final class MicrometerListener implements RateLimitListener {
         }
         EndpointMeters meters = ofTier.get(endpoint);
         return meters != null ? meters : ofTier.computeIfAbsent(endpoint, e -> new EndpointMeters(tier, e));
+    }
+
+    @Override
+    public void onUndecided(Undecided reason, boolean passedOn) {
+        undecided[reason.ordinal()][passedOn ? 1 : 0].increment();
     }
 
     @Override

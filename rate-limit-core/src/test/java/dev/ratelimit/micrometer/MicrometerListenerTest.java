@@ -9,6 +9,7 @@ import dev.ratelimit.Policy;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Source;
 import dev.ratelimit.StoreHealth;
+import dev.ratelimit.Undecided;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.store.memory.MemoryStore;
 import dev.ratelimit.store.redis.RedisStore;
@@ -166,6 +167,22 @@ class MicrometerListenerTest {
 
         assertThat(decisions("failed_open")).isEqualTo(1);
         assertThat(decisions("unavailable")).as("no 503 was answered").isZero();
+    }
+
+    @Test
+    void countsUndecidedRequestsByReasonAndOutcomeApartFromDecisions() {
+        listener.onUndecided(Undecided.INVALID_CLIENT, false);
+        listener.onUndecided(Undecided.INVALID_CLIENT, false);
+        listener.onUndecided(Undecided.INVALID_CLIENT, true);
+        listener.onUndecided(Undecided.FAILURE, false);
+
+        assertThat(registry.get("ratelimit.undecided").tags("reason", "invalid_client", "outcome", "refused").counter().count()).isEqualTo(2);
+        assertThat(registry.get("ratelimit.undecided").tags("reason", "invalid_client", "outcome", "passed").counter().count()).isEqualTo(1);
+        assertThat(registry.get("ratelimit.undecided").tags("reason", "failure", "outcome", "refused").counter().count()).isEqualTo(1);
+        assertThat(registry.get("ratelimit.undecided").tags("reason", "failure", "outcome", "passed").counter().count())
+                .as("published at zero before the first, so a rate() has a series to start from").isZero();
+        assertThat(registry.get("ratelimit.decision").timer().count()).isZero();
+        assertThat(registry.find("ratelimit.decisions").counters()).isEmpty();
     }
 
     @Test

@@ -7,6 +7,7 @@ import dev.ratelimit.InvalidConfigurationException;
 import dev.ratelimit.Limit;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Undecided;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.config.EndpointRule;
 import dev.ratelimit.config.RateLimitConfig;
@@ -179,8 +180,10 @@ final class Enforcer {
             clientId = clients.resolve(request);
         } catch (InvalidClientException e) {
             if (shadow || rule >= 0 && endpoints.rule(rule).shadow()) {
+                undecided(Undecided.INVALID_CLIENT, true);
                 return true; // shadow mode never refuses: a malformed key passes, counted against no one
             }
+            undecided(Undecided.INVALID_CLIENT, false);
             if (request.getAttribute(SHOWN_RANK) != null) {
                 LimitHeaders.clear(response::setHeader); // another instance's numbers do not describe this refusal
             }
@@ -258,6 +261,18 @@ final class Enforcer {
         } catch (RuntimeException | LinkageError e) {
             // A LinkageError too: a missing or mismatched metrics library must not turn requests into 500s.
             listenerLog.warn("RateLimitListener.onDecision threw " + ThrottledLog.describe(e) + "; ignored");
+        }
+    }
+
+    /** Tells the listener that a request it limits went undecided; a listener that throws changes nothing. */
+    void undecided(Undecided reason, boolean passedOn) {
+        if (listener == RateLimitListener.NONE) {
+            return;
+        }
+        try {
+            listener.onUndecided(reason, passedOn);
+        } catch (RuntimeException | LinkageError e) {
+            listenerLog.warn("RateLimitListener.onUndecided threw " + ThrottledLog.describe(e) + "; ignored");
         }
     }
 

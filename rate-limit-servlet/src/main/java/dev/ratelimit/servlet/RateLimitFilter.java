@@ -1,6 +1,7 @@
 package dev.ratelimit.servlet;
 
 import dev.ratelimit.FailureMode;
+import dev.ratelimit.Undecided;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.FilterConfig;
@@ -170,6 +171,7 @@ public final class RateLimitFilter implements Filter {
             log.warn("RateLimitFilter could not decide a request: " + ThrottledLog.describe(e) + "; "
                     + (passOn ? "passed on unlimited" : "answered 503") + " (failure mode " + mode
                     + (shadowed ? ", shadow mode" : "") + ")");
+            current.undecided(Undecided.FAILURE, passOn);
             if (!passOn) {
                 current.unavailable(request, response);
             }

@@ -7,8 +7,10 @@ import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.Source;
+import dev.ratelimit.Undecided;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.servlet.client.ClientIdResolver;
+import dev.ratelimit.servlet.client.InvalidClientException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -244,6 +246,33 @@ class RefusalsTest {
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.headers().firstValue("X-RateLimit-Remaining")).hasValue("9");
+    }
+
+    @ParameterizedTest
+    @MethodSource("unexpectedFailures")
+    void aListenerThatThrowsOnAnUndecidedRequestChangesNoAnswer(Throwable failure) {
+        RateLimitListener throwing = new RateLimitListener() {
+            @Override
+            public void onUndecided(Undecided reason, boolean passedOn) {
+                throw thrown(failure);
+            }
+        };
+        ClientIdResolver breaksOnDemand = request -> {
+            if (request.getHeader("X-Break") != null) {
+                throw new IllegalStateException("no principal");
+            }
+            if (request.getHeader("X-Principal") == null) {
+                throw new InvalidClientException("invalid_principal", "No principal.");
+            }
+            return "user:" + request.getHeader("X-Principal");
+        };
+        start(RateLimitFilter.builder().listener(throwing).clientIdResolver(breaksOnDemand).failureMode(FailureMode.FAIL_CLOSED));
+
+        assertThat(server.get("/api/scan").statusCode()).isEqualTo(400);
+        HttpResponse<String> failed = server.get("/api/scan", "X-Break", "1");
+        assertThat(failed.statusCode()).isEqualTo(503);
+        assertThat(failed.headers().firstValue("Retry-After")).hasValue("1");
+        assertThat(server.get("/api/scan", "X-Principal", "ada").statusCode()).isEqualTo(200);
     }
 
     @Test

@@ -6,6 +6,7 @@ import dev.ratelimit.InvalidConfigurationException;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.Policy;
 import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.Undecided;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.config.Allowlist;
 import dev.ratelimit.config.EndpointRule;
@@ -27,10 +28,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class ShadowAllowlistTest {
     private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00.250Z"));
     private final List<DecisionEvent> events = new CopyOnWriteArrayList<>();
+    /** Each request the filter could not decide, as "REASON passed" or "REASON refused". */
+    private final List<String> undecided = new CopyOnWriteArrayList<>();
     private final RateLimitListener recorder = new RateLimitListener() {
         @Override
         public void onDecision(DecisionEvent event) {
             events.add(event);
+        }
+
+        @Override
+        public void onUndecided(Undecided reason, boolean passedOn) {
+            undecided.add(reason + (passedOn ? " passed" : " refused"));
         }
     };
     private TestServer server;
@@ -84,8 +92,11 @@ class ShadowAllowlistTest {
         assertThat(shadowed.headers().firstValue("X-RateLimit-Limit")).isEmpty();
         assertThat(server.get("/api/scan", "X-API-Key", "k".repeat(257)).statusCode()).isEqualTo(200);
         assertThat(events).isEmpty();
+        assertThat(undecided).containsExactly("INVALID_CLIENT passed", "INVALID_CLIENT passed");
         // /api/login is enforced: the same key is a 400 there.
         assertThat(server.send("POST", "/api/login", "X-API-Key", "sk-pro-a b").statusCode()).isEqualTo(400);
+        assertThat(undecided).containsExactly("INVALID_CLIENT passed", "INVALID_CLIENT passed", "INVALID_CLIENT refused");
+        assertThat(events).isEmpty();
     }
 
     @Test
@@ -97,6 +108,7 @@ class ShadowAllowlistTest {
         HttpResponse<String> passed = server.get("/api/scan");
         assertThat(passed.statusCode()).isEqualTo(200);
         assertThat(passed.body()).isEqualTo("ok GET REQUEST /api/scan");
+        assertThat(undecided).containsExactly("FAILURE passed");
     }
 
     @Test
@@ -108,6 +120,8 @@ class ShadowAllowlistTest {
 
         assertThat(server.get("/api/scan").statusCode()).isEqualTo(200);
         assertThat(server.send("POST", "/api/login").statusCode()).isEqualTo(503);
+        assertThat(undecided).containsExactly("FAILURE passed", "FAILURE refused");
+        assertThat(events).isEmpty();
     }
 
     @Test
@@ -142,7 +156,10 @@ class ShadowAllowlistTest {
         assertThat(server.statuses(5, 1, "GET", "/health")).containsOnly(200);
         assertThat(server.statuses(5, 1, "GET", "/static/css/site.css")).containsOnly(200);
         assertThat(server.get("/health").headers().firstValue("X-RateLimit-Limit")).isEmpty();
+        // Not limited, so not undecided either: a malformed key there is no one's business.
+        assertThat(server.get("/health", "X-API-Key", "sk-pro-a b").statusCode()).isEqualTo(200);
         assertThat(events).isEmpty();
+        assertThat(undecided).isEmpty();
         // Everything else falls under the unmatched limit of 2 an hour.
         assertThat(server.statuses(3, 1, "GET", "/elsewhere")).containsExactly(200, 200, 429);
         assertThat(events).extracting(DecisionEvent::endpoint).containsOnly("default");

@@ -67,7 +67,7 @@ class GrafanaDashboardTest {
         assertThat(queried).as("metrics the dashboard queries").contains(
                 "ratelimit_decisions_total", "ratelimit_decision_seconds_bucket", "ratelimit_remaining_percent_bucket",
                 "ratelimit_store_health", "ratelimit_tracked_keys", "ratelimit_near_limit_total", "ratelimit_store_seconds_bucket",
-                "ratelimit_store_errors_total", "ratelimit_store_health_changes_total");
+                "ratelimit_store_errors_total", "ratelimit_store_health_changes_total", "ratelimit_undecided_total");
         assertThat(served).as("sample names in /metrics").containsAll(queried);
     }
 

@@ -84,6 +84,21 @@ class MetricsEndpointTest {
     }
 
     @Test
+    void countsAMalformedApiKeyAsUndecidedNotAsADecision() {
+        app = RunningExample.start(clock);
+
+        List<Integer> statuses = statuses(3, "GET", "/api/scan", "X-API-Key", "sk-free-a b");
+        Scrape m = scrape();
+
+        assertThat(statuses).containsOnly(400);
+        assertThat(m.value("ratelimit_undecided_total{outcome=\"refused\",reason=\"invalid_client\"}")).isEqualTo(3);
+        assertThat(m.value("ratelimit_undecided_total{outcome=\"passed\",reason=\"invalid_client\"}")).isZero();
+        assertThat(m.value("ratelimit_undecided_total{outcome=\"refused\",reason=\"failure\"}")).isZero();
+        assertThat(m.value("ratelimit_decision_seconds_count")).isZero();
+        assertThat(m.value("ratelimit_tracked_keys")).isZero();
+    }
+
+    @Test
     void trackedKeysFallOnceTheClientsStateIsFreshAgain() {
         app = RunningExample.start(clock);
         statuses(3, "GET", "/api/scan", "X-API-Key", "sk-free-a");

@@ -152,7 +152,8 @@ final class Enforcer {
 
     /**
      * Decides {@code request}: writes the rate-limit headers, or the whole answer when the request is
-     * refused. A request that reaches the store is marked with the attribute {@code counted}, and
+     * refused. A request that reaches the store, or whose client id is unusable, is marked with the
+     * attribute {@code counted} (the filter marks one it failed to decide too), and
      * the filter lets any later pass of it (the same filter mapped twice, a forward, include, async
      * or error dispatch) through uncounted;
      * an allowlisted or unlimited request is not marked, so a forward of it to a limited path counts
@@ -179,6 +180,8 @@ final class Enforcer {
         try {
             clientId = clients.resolve(request);
         } catch (InvalidClientException e) {
+            // Marked like a counted request: a later pass of it (a forward, an error page) is not undecided again.
+            request.setAttribute(counted, Boolean.TRUE);
             if (shadow || rule >= 0 && endpoints.rule(rule).shadow()) {
                 undecided(Undecided.INVALID_CLIENT, true);
                 return true; // shadow mode never refuses: a malformed key passes, counted against no one
@@ -207,6 +210,11 @@ final class Enforcer {
         // them to a later one would push an epoch-aligned window's end into the next second.
         long now = clock.nowMicros();
         Decision decision = binding.limiter().tryAcquire(ipv6Networks.countedId(clientId), binding.cost());
+        if (decision == null || decision.verdict() == null || decision.source() == null) {
+            // A custom store's bug: undecided, never reported as a decision as well.
+            throw new IllegalStateException(binding.limiter().getClass().getName() + " returned "
+                    + (decision == null ? "no decision" : "a decision without a verdict or source"));
+        }
         boolean shadowed = shadow || binding.shadow();
         if (listener != RateLimitListener.NONE) {
             notifyListener(new DecisionEvent(tier, binding.endpoint(), binding.limiter().limit(), decision, shadowed,

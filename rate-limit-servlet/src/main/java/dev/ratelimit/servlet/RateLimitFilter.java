@@ -171,6 +171,9 @@ public final class RateLimitFilter implements Filter {
             log.warn("RateLimitFilter could not decide a request: " + ThrottledLog.describe(e) + "; "
                     + (passOn ? "passed on unlimited" : "answered 503") + " (failure mode " + mode
                     + (shadowed ? ", shadow mode" : "") + ")");
+            // Marked like a counted request: a later pass of it (a second mapping, a forward, an
+            // async re-dispatch) is neither decided nor reported again.
+            request.setAttribute(countedAttribute, Boolean.TRUE);
             current.undecided(Undecided.FAILURE, passOn);
             if (!passOn) {
                 current.unavailable(request, response);

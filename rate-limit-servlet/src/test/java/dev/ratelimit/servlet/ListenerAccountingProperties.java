@@ -3,8 +3,6 @@ package dev.ratelimit.servlet;
 import dev.ratelimit.DecisionEvent;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.ManualClock;
-import dev.ratelimit.RateLimitListener;
-import dev.ratelimit.Undecided;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.servlet.client.ClientIdResolver;
 import dev.ratelimit.servlet.client.ForwardedHeader;
@@ -22,7 +20,6 @@ import java.net.http.HttpResponse;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -38,7 +35,8 @@ class ListenerAccountingProperties {
     record Call(String method, String path, String apiKey, boolean breaks) {
     }
 
-    private static final List<Object> events = new CopyOnWriteArrayList<>();
+    private static final RecordingListener recorder = new RecordingListener();
+    private static final List<Object> events = recorder.heard;
     private static TestServer server;
     private static ManualClock clock;
 
@@ -52,17 +50,6 @@ class ListenerAccountingProperties {
                 throw new IllegalStateException("a resolver that fails");
             }
             return standard.resolve(request);
-        };
-        RateLimitListener recorder = new RateLimitListener() {
-            @Override
-            public void onDecision(DecisionEvent event) {
-                events.add(event);
-            }
-
-            @Override
-            public void onUndecided(Undecided reason, boolean passedOn) {
-                events.add(reason + (passedOn ? " passed" : " refused"));
-            }
         };
         server = TestServer.start(RateLimitFilter.builder().clock(clock).listener(recorder).clientIdResolver(breaksOnDemand)
                 .failureMode(FailureMode.FAIL_CLOSED).build());

@@ -5,8 +5,6 @@ import dev.ratelimit.FailureMode;
 import dev.ratelimit.InvalidConfigurationException;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.Policy;
-import dev.ratelimit.RateLimitListener;
-import dev.ratelimit.Undecided;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.config.Allowlist;
 import dev.ratelimit.config.EndpointRule;
@@ -20,27 +18,16 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class ShadowAllowlistTest {
     private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00.250Z"));
-    private final List<DecisionEvent> events = new CopyOnWriteArrayList<>();
+    private final RecordingListener recorder = new RecordingListener();
+    private final List<DecisionEvent> events = recorder.decisions;
     /** Each request the filter could not decide, as "REASON passed" or "REASON refused". */
-    private final List<String> undecided = new CopyOnWriteArrayList<>();
-    private final RateLimitListener recorder = new RateLimitListener() {
-        @Override
-        public void onDecision(DecisionEvent event) {
-            events.add(event);
-        }
-
-        @Override
-        public void onUndecided(Undecided reason, boolean passedOn) {
-            undecided.add(reason + (passedOn ? " passed" : " refused"));
-        }
-    };
+    private final List<String> undecided = recorder.undecided;
     private TestServer server;
 
     @AfterEach

@@ -2,8 +2,6 @@ package dev.ratelimit.servlet;
 
 import dev.ratelimit.DecisionEvent;
 import dev.ratelimit.ManualClock;
-import dev.ratelimit.RateLimitListener;
-import dev.ratelimit.Undecided;
 import jakarta.servlet.DispatcherType;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.junit.jupiter.api.AfterEach;
@@ -13,7 +11,6 @@ import java.net.http.HttpResponse;
 import java.time.Instant;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,19 +21,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class UndecidedOnceTest {
     private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00.250Z"));
-    private final List<DecisionEvent> events = new CopyOnWriteArrayList<>();
-    private final List<String> undecided = new CopyOnWriteArrayList<>();
-    private final RateLimitListener recorder = new RateLimitListener() {
-        @Override
-        public void onDecision(DecisionEvent event) {
-            events.add(event);
-        }
-
-        @Override
-        public void onUndecided(Undecided reason, boolean passedOn) {
-            undecided.add(reason + (passedOn ? " passed" : " refused"));
-        }
-    };
+    private final RecordingListener recorder = new RecordingListener();
+    private final List<DecisionEvent> events = recorder.decisions;
+    /** Each request the filter could not decide, as "REASON passed" or "REASON refused". */
+    private final List<String> undecided = recorder.undecided;
     private TestServer server;
 
     @AfterEach

@@ -2,8 +2,9 @@ package dev.ratelimit;
 
 /**
  * Hears what the limiter does: each decision (from the servlet filter, with its tier and endpoint),
- * each request the filter could not decide, store errors, store latency and changes of store health. Every method has an empty default, and
- * callers check {@link #NONE} before building anything to pass, so an unused listener costs nothing.
+ * each request the filter could not decide, store errors, store latency and changes of store health.
+ * Every method has an empty default, and callers check {@link #NONE} before building anything to
+ * pass, so an unused listener costs nothing.
  *
  * <p>Store events come from the Redis store (the in-memory store cannot fail), decisions from the
  * filter; give the same listener to both. The health changes tell an outage's course:

@@ -7,7 +7,7 @@ package dev.ratelimit;
  */
 public enum Undecided {
     /**
-     * The client could not be identified: a malformed API key, or a custom resolver's
+     * The client could not be identified: a malformed API key, or a custom {@code ClientIdResolver}'s
      * {@code InvalidClientException}. Answered 400, or passed on in shadow mode; counted against no one.
      */
     INVALID_CLIENT,

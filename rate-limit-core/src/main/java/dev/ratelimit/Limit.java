@@ -1,11 +1,13 @@
 package dev.ratelimit;
 
+import java.lang.reflect.RecordComponent;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.StringJoiner;
 import java.util.regex.Pattern;
 
 /**
@@ -66,10 +68,32 @@ public record Limit(String name, List<Policy> policies) {
     public String fingerprint() {
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            byte[] digest = sha.digest(policies.toString().getBytes(StandardCharsets.UTF_8));
+            byte[] digest = sha.digest(describe(policies).getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(digest, 0, 8);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required of every JVM", e);
         }
+    }
+
+    /**
+     * The policies as text, e.g. {@code [TokenBucket[capacity=10, refillTokens=1, refillPeriod=PT1S]]}:
+     * each policy's type and its components in declaration order (a specified API), written out here
+     * rather than taken from the records' {@code toString}, whose format the JDK leaves open. Store
+     * keys must not change with the JDK.
+     */
+    private static String describe(List<Policy> policies) {
+        StringJoiner all = new StringJoiner(", ", "[", "]");
+        for (Policy policy : policies) {
+            StringJoiner fields = new StringJoiner(", ", policy.getClass().getSimpleName() + "[", "]");
+            for (RecordComponent component : policy.getClass().getRecordComponents()) {
+                try {
+                    fields.add(component.getName() + "=" + component.getAccessor().invoke(policy));
+                } catch (ReflectiveOperationException e) {
+                    throw new IllegalStateException("cannot read " + component, e);
+                }
+            }
+            all.add(fields.toString());
+        }
+        return all.toString();
     }
 }

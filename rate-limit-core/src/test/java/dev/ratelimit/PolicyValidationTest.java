@@ -108,6 +108,18 @@ class PolicyValidationTest {
     }
 
     @Test
+    void fingerprintsAreFixedSoThatRedisKeysSurviveAnUpgrade() {
+        // Redis keys carry the fingerprint: if it changed (with our code, or with the JDK's record
+        // toString, which it must not depend on), every client would start fresh after an upgrade,
+        // and during a rolling upgrade spend two quotas.
+        Limit composite = Limit.of("scan", TokenBucket.perSecond(10, 1), Policy.fixedWindow(1000, Duration.ofHours(1)),
+                Policy.slidingWindowLog(5, Duration.ofMinutes(1)), Policy.slidingWindowCounter(100, Duration.ofMillis(1500)),
+                Policy.gcra(3, Duration.ofSeconds(1), 6));
+        assertThat(composite.fingerprint()).isEqualTo("7825dca6f8c38df3");
+        assertThat(Limit.of("login", Policy.fixedWindow(5, Duration.ofMinutes(1))).fingerprint()).isEqualTo("4a0b07c723f2e954");
+    }
+
+    @Test
     void limitOfANullPolicyNamesItsIndexLikeTheConstructor() {
         TokenBucket bucket = TokenBucket.perSecond(10, 1);
         assertThatThrownBy(() -> Limit.of("scan", bucket, null))

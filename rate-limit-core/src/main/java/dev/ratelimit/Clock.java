@@ -15,7 +15,11 @@ package dev.ratelimit;
 @FunctionalInterface
 public interface Clock {
 
-    /** Microseconds since 1970-01-01T00:00:00Z. */
+    /**
+     * Microseconds since 1970-01-01T00:00:00Z, never negative: a fresh client's state is all zeros,
+     * which the algorithms would read as state last touched at 1970 itself, so readings before 1970
+     * are not supported ({@link ManualClock} refuses them).
+     */
     long nowMicros();
 
     /**

@@ -17,7 +17,14 @@ public final class Durations {
      * @throws ArithmeticException if that does not fit in a long (about 292,000 years)
      */
     public static long toMicros(Duration d) {
-        return Math.addExact(Math.multiplyExact(d.getSeconds(), 1_000_000L), d.getNano() / 1_000L);
+        long seconds = d.getSeconds();
+        long micros = d.getNano() / 1_000L;
+        if (seconds < 0 && micros > 0) {
+            // Near Long.MIN_VALUE µs the whole seconds alone overflow though the sum fits: borrow one.
+            seconds++;
+            micros -= 1_000_000L;
+        }
+        return Math.addExact(Math.multiplyExact(seconds, 1_000_000L), micros);
     }
 
     /** {@code micros} microseconds as a Duration. */

@@ -15,20 +15,41 @@ import java.util.concurrent.atomic.AtomicLong;
  * }</pre>
  */
 public final class ManualClock implements Clock {
+    private static final String BEFORE_1970 =
+            "a clock reading before 1970 is not supported (the algorithms read all-zero state as a fresh client's), was ";
     private final AtomicLong micros;
 
     /**
      * Starts at {@code start}, rounded down to whole microseconds.
      *
+     * @throws IllegalArgumentException if {@code start} is before 1970 (see {@link Clock#nowMicros()})
      * @throws ArithmeticException if {@code start} is beyond a long of microseconds (about 292,000 years from 1970)
      */
     public ManualClock(Instant start) {
-        this(Math.addExact(Math.multiplyExact(start.getEpochSecond(), 1_000_000L), start.getNano() / 1_000L));
+        this(epochMicros(start));
     }
 
-    /** Starts at {@code startMicros} microseconds since the epoch. */
+    private static long epochMicros(Instant start) {
+        if (start.isBefore(Instant.EPOCH)) {
+            throw new IllegalArgumentException(BEFORE_1970 + start);
+        }
+        return Durations.toMicros(Duration.ofSeconds(start.getEpochSecond(), start.getNano()));
+    }
+
+    /**
+     * Starts at {@code startMicros} microseconds since the epoch.
+     *
+     * @throws IllegalArgumentException if {@code startMicros} is negative (before 1970)
+     */
     public ManualClock(long startMicros) {
-        this.micros = new AtomicLong(startMicros);
+        this.micros = new AtomicLong(notBefore1970(startMicros));
+    }
+
+    private static long notBefore1970(long micros) {
+        if (micros < 0) {
+            throw new IllegalArgumentException(BEFORE_1970 + micros + " µs");
+        }
+        return micros;
     }
 
     @Override
@@ -41,6 +62,7 @@ public final class ManualClock implements Clock {
      * microseconds.
      *
      * @throws ArithmeticException if the time would overflow a long of microseconds (the clock then stays put)
+     * @throws IllegalArgumentException if the time would be before 1970 (the clock then stays put)
      */
     public ManualClock advance(Duration by) {
         return advanceMicros(Durations.toMicros(by));
@@ -50,15 +72,20 @@ public final class ManualClock implements Clock {
      * Moves the clock by {@code deltaMicros} microseconds.
      *
      * @throws ArithmeticException if the time would overflow a long (the clock then stays put)
+     * @throws IllegalArgumentException if the time would be before 1970 (the clock then stays put)
      */
     public ManualClock advanceMicros(long deltaMicros) {
-        micros.accumulateAndGet(deltaMicros, Math::addExact);
+        micros.accumulateAndGet(deltaMicros, (now, delta) -> notBefore1970(Math.addExact(now, delta)));
         return this;
     }
 
-    /** Sets the clock to {@code epochMicros}. */
+    /**
+     * Sets the clock to {@code epochMicros}.
+     *
+     * @throws IllegalArgumentException if {@code epochMicros} is negative (before 1970)
+     */
     public void setMicros(long epochMicros) {
-        micros.set(epochMicros);
+        micros.set(notBefore1970(epochMicros));
     }
 
     @Override

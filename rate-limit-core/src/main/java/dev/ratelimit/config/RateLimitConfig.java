@@ -149,6 +149,9 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
 
     /** The limit for {@code endpoint} in {@code tier}, if that tier and endpoint exist. */
     public Optional<Limit> limit(String tier, String endpoint) {
+        if (tier == null || endpoint == null) {
+            return Optional.empty(); // the maps are immutable copies, whose get(null) throws
+        }
         Map<String, Limit> limits = tiers.get(tier);
         return limits == null ? Optional.empty() : Optional.ofNullable(limits.get(endpoint));
     }

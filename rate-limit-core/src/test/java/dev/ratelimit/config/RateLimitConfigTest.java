@@ -34,6 +34,10 @@ class RateLimitConfigTest {
         assertThat(config.limit("free", "login")).contains(Limit.of("login", Policy.fixedWindow(5, Duration.ofMinutes(1))));
         assertThat(config.limit("pro", "login")).contains(Limit.of("login", Policy.fixedWindow(50, Duration.ofMinutes(1))));
         assertThat(config.limit("enterprise", "login")).contains(Limit.of("login", Policy.fixedWindow(200, Duration.ofMinutes(1))));
+        assertThat(config.limit("free", "nope")).isEmpty();
+        assertThat(config.limit("nope", "scan")).isEmpty();
+        assertThat(config.limit("free", null)).as("no endpoint, no limit: not a NullPointerException").isEmpty();
+        assertThat(config.limit(null, "scan")).isEmpty();
         assertThat(config.tierPrefixes()).isEqualTo(Map.of("sk-free-", "free", "sk-pro-", "pro", "sk-ent-", "enterprise"));
         assertThat(config.endpoints()).containsExactly(EndpointRule.of("GET", "/api/scan", "scan"),
                 EndpointRule.of("GET", "/api/reports", "reports"), EndpointRule.of("POST", "/api/login", "login"));

@@ -293,16 +293,20 @@ public final class RedisStore implements RateLimitStore {
 
         /**
          * Opens the circuit after {@code consecutiveFailures} failed calls in a row (default 5) and keeps
-         * it open for {@code openFor} (default 1 s) before one probe call.
+         * it open for {@code openFor} (default 1 s; 1 ms to 1 h, whole milliseconds) before one probe call.
          */
         public Builder circuitBreaker(int consecutiveFailures, Duration openFor) {
             if (consecutiveFailures < 1) {
                 throw new InvalidConfigurationException("circuitBreaker.consecutiveFailures",
                         "must be >= 1, was " + consecutiveFailures);
             }
-            if (openFor == null || openFor.isNegative() || openFor.isZero() || openFor.compareTo(Duration.ofHours(1)) > 0) {
+            if (openFor == null || openFor.compareTo(Duration.ofMillis(1)) < 0 || openFor.compareTo(Duration.ofHours(1)) > 0) {
                 throw new InvalidConfigurationException("circuitBreaker.openFor",
-                        "must be positive and at most PT1H, was " + openFor);
+                        "must be between 1 ms and PT1H, was " + openFor);
+            }
+            if (openFor.getNano() % 1_000_000 != 0) {
+                // As the timeouts: 999 ns would otherwise become an open period of 0 µs, a probe on every call.
+                throw new InvalidConfigurationException("circuitBreaker.openFor", "must be whole milliseconds, was " + openFor);
             }
             this.breakerFailures = consecutiveFailures;
             this.breakerOpenFor = openFor;

@@ -52,7 +52,14 @@ class RedisStoreBuilderTest {
         assertThatThrownBy(() -> b.circuitBreaker(0, Duration.ofSeconds(1)))
                 .hasMessage("circuitBreaker.consecutiveFailures: must be >= 1, was 0");
         assertThatThrownBy(() -> b.circuitBreaker(3, Duration.ofMillis(-1)))
-                .hasMessage("circuitBreaker.openFor: must be positive and at most PT1H, was PT-0.001S");
+                .hasMessage("circuitBreaker.openFor: must be between 1 ms and PT1H, was PT-0.001S");
+        // Under a microsecond the breaker would keep open for 0 µs: a probe on every call to a hung Redis.
+        assertThatThrownBy(() -> b.circuitBreaker(3, Duration.ofNanos(999)))
+                .hasMessage("circuitBreaker.openFor: must be between 1 ms and PT1H, was PT0.000000999S");
+        assertThatThrownBy(() -> b.circuitBreaker(3, Duration.ofNanos(1_500_000)))
+                .hasMessage("circuitBreaker.openFor: must be whole milliseconds, was PT0.0015S");
+        assertThat(b.circuitBreaker(3, Duration.ofMillis(1))).isSameAs(b);
+        assertThat(b.circuitBreaker(3, Duration.ofHours(1))).isSameAs(b);
         assertThatThrownBy(() -> b.keyPrefix("rl:{x}:")).hasMessageStartingWith("keyPrefix: must be at most 64 printable")
                 .hasMessageEndingWith("was \"rl:{x}:\"");
         assertThatThrownBy(() -> b.keyPrefix("a b")).hasMessageEndingWith("was \"a b\"");

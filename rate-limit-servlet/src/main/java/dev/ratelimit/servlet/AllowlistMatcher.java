@@ -13,12 +13,14 @@ import java.util.Set;
 
 /**
  * Decides what {@link Allowlist} exempts. Paths use {@link EndpointRule} patterns (any method).
- * Clients are exact client ids ({@code apikey:...}, {@code ip:...}, or any id a custom resolver
- * returns) or CIDR blocks ({@code 10.0.0.0/8}, also written {@code ip:10.0.0.0/8}); a block matches
+ * Clients are exact client ids ({@code apikey:...}, {@code ip:...} with the address bare or in
+ * brackets, {@code ip:unknown}, or any id a custom resolver returns) or CIDR blocks ({@code 10.0.0.0/8}, also written {@code ip:10.0.0.0/8}); a block matches
  * clients identified by address ({@code ip:...}), i.e. requests without an API key.
  */
 final class AllowlistMatcher {
     private final EndpointRule[] paths;
+    /** The built-in resolver's id of a peer that is not an IP literal (a Unix socket). */
+    private static final String UNKNOWN_PEER = "ip:unknown";
     private final Set<String> clientIds = new HashSet<>();
     private final Cidr[] blocks;
     private final boolean hasAddresses;
@@ -43,9 +45,11 @@ final class AllowlistMatcher {
                 throw new InvalidConfigurationException("allowlist.clients[" + i + "]", unmatchable + ", was " + shown(entry));
             }
             String address = entry.startsWith("ip:") ? entry.substring(3) : entry;
-            String normalized = address.indexOf('/') < 0 ? IpAddresses.normalize(address) : null;
+            String normalized = address.indexOf('/') < 0 ? canonical(address) : null;
             if (normalized != null) {
                 clientIds.add("ip:" + normalized);
+            } else if (entry.equals(UNKNOWN_PEER)) {
+                clientIds.add(entry);
             } else if (address.indexOf('/') >= 0 && (entry.startsWith("ip:") || addressLike(entry))) {
                 try {
                     cidrs.add(Cidr.parse(address));
@@ -93,6 +97,12 @@ final class AllowlistMatcher {
         return null;
     }
 
+    /** An address however a client id may spell it (bare, or in brackets as Jetty gives IPv6), canonical; or null. */
+    private static String canonical(String address) {
+        byte[] bytes = IpAddresses.parseClientAddress(address);
+        return bytes == null ? null : IpAddresses.format(bytes);
+    }
+
     /** Address characters only, with a dot or a colon (a hex-only API key has neither). */
     private static boolean addressLike(String entry) {
         return entry.matches("[0-9A-Fa-f:.%/\\[\\]]{1,64}") && (entry.indexOf('.') >= 0 || entry.indexOf(':') >= 0);
@@ -137,7 +147,7 @@ final class AllowlistMatcher {
      * listed without its {@code apikey:} prefix, and errors reach logs.
      */
     private static String shown(String entry) {
-        if (addressLike(entry)) {
+        if (addressLike(entry) || entry.startsWith("ip:") && addressLike(entry.substring(3))) {
             return "\"" + entry + "\"";
         }
         return entry.length() + " characters (not shown: it may be an API key; write apikey:<key> to allowlist a key)";

@@ -256,6 +256,22 @@ class ShadowAllowlistTest {
     }
 
     @Test
+    void anAllowlistEntryMaySpellTheAddressInBracketsAndNameTheUnknownPeer() {
+        // "ip:[2001:db8::1]" as Jetty's getRemoteAddr() gives it; "ip:unknown", the id of a peer that is no IP literal.
+        RateLimitConfig config = twoEndpoints(false)
+                .allowlist(new Allowlist(List.of(), List.of("ip:[2001:db8::1]", "ip:unknown")))
+                .build();
+        start(RateLimitFilter.builder().config(config).clientIdResolver(request -> request.getHeader("X-Client")));
+
+        assertThat(server.statuses(4, 1, "GET", "/api/scan", "X-Client", "ip:2001:db8::1")).containsOnly(200);
+        assertThat(server.statuses(4, 1, "GET", "/api/scan", "X-Client", "ip:unknown")).containsOnly(200);
+        assertThat(server.statuses(3, 1, "GET", "/api/scan", "X-Client", "ip:2001:db8::2")).containsExactly(200, 200, 429);
+        // A typo after "ip:" is shown, like one without it: an address holds no secret.
+        RateLimitConfig typo = twoEndpoints(false).allowlist(new Allowlist(List.of(), List.of("ip:10.0.0.300"))).build();
+        assertThatThrownBy(() -> RateLimitFilter.builder().config(typo)).hasMessageEndingWith("was \"ip:10.0.0.300\"");
+    }
+
+    @Test
     void anAllowlistedIpv6AddressStaysAllowlistedWhileTheRestOfItsNetworkIsLimited() {
         RateLimitConfig config = twoEndpoints(false)
                 .allowlist(new Allowlist(List.of(), List.of("ip:2001:db8:1:2::7", "2001:db8:9::/48")))

@@ -19,7 +19,7 @@ import java.util.Locale;
  * is the client. If every entry is a trusted proxy, the left-most is the client.
  */
 final class ForwardedChain {
-    /** Hops read at most, from the right; a chain that needs more is ignored as malformed. */
+    /** Trusted entries read at most, from the right; a chain with more is ignored as malformed. */
     static final int MAX_HOPS = 64;
 
     private ForwardedChain() {
@@ -45,12 +45,12 @@ final class ForwardedChain {
     }
 
     /**
-     * Walks at most {@link #MAX_HOPS} entries from the right: entries further left (the client's own
-     * writing) are never read, so they cannot break the chain.
+     * Walks at most {@link #MAX_HOPS} trusted entries from the right and the client's after them:
+     * entries further left (the client's own writing) are never read, so they cannot break the chain.
      */
     private static byte[] rightMostUntrusted(List<String> nodes, TrustedProxies trusted) {
         byte[] candidate = null;
-        int last = Math.max(0, nodes.size() - MAX_HOPS);
+        int last = Math.max(0, nodes.size() - MAX_HOPS - 1);
         for (int i = nodes.size() - 1; i >= last; i--) {
             candidate = nodeAddress(nodes.get(i));
             if (candidate == null) {

@@ -46,6 +46,14 @@ class ForwardedChainTest {
     }
 
     @Test
+    void findsTheClientBehindSixtyFourTrustedHopsAndNoMore() {
+        // "More than 64 trusted hops" breaks the chain: exactly 64 does not.
+        assertThat(client("10.0.0.1", X_FORWARDED_FOR, "203.0.113.5, " + "10.1.1.1, ".repeat(63) + "10.1.1.1")).isEqualTo("203.0.113.5");
+        assertThat(client("10.0.0.1", X_FORWARDED_FOR, "10.3.3.3, " + "10.1.1.1, ".repeat(63) + "10.1.1.1")).isEqualTo("10.3.3.3");
+        assertThat(client("10.0.0.1", X_FORWARDED_FOR, "203.0.113.5, " + "10.1.1.1, ".repeat(64) + "10.1.1.1")).isEqualTo("10.0.0.1");
+    }
+
+    @Test
     void readsOnlyTheHopsItMustSoThatTheClientsOwnEntriesCannotBreakTheChain() {
         assertThat(client("10.0.0.1", X_FORWARDED_FOR, ", 203.0.113.5")).isEqualTo("203.0.113.5");
         assertThat(client("10.0.0.1", X_FORWARDED_FOR, ",,", "203.0.113.5, 10.2.2.2")).isEqualTo("203.0.113.5");

@@ -2,6 +2,7 @@ package dev.ratelimit.servlet;
 
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.ManualClock;
+import dev.ratelimit.servlet.client.InvalidClientException;
 import dev.ratelimit.servlet.client.ForwardedHeader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -267,6 +268,19 @@ class ClientIdentityTest {
         assertThat(server.get("/api/scan", "X-API-Key", "sk-pro-real").statusCode()).isEqualTo(503);
         // Without a key the verifier is not asked.
         assertThat(server.get("/api/scan").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void aVerifierThrowingInvalidClientExceptionIsAFailureTooNotA400() {
+        // Its Javadoc: whatever it throws is a failure to resolve the client, not the client's fault.
+        start(RateLimitFilter.builder().apiKeyVerifier(key -> {
+            throw new InvalidClientException("unknown_key", "nope");
+        }));
+
+        HttpResponse<String> response = server.get("/api/scan", "X-API-Key", "sk-pro-real");
+
+        assertThat(response.statusCode()).as("fail-open passes it on").isEqualTo(200);
+        assertThat(response.body()).doesNotContain("nope");
     }
 
     @Test

@@ -50,13 +50,26 @@ final class ApiKeyOrIpResolver implements ClientIdResolver {
                 throw new InvalidClientException("invalid_api_key", "Send the " + apiKeyHeader + " header at most once.");
             }
             // A key the verifier does not know is counted as the address, as if no key had been sent.
-            if (key != null && !key.isEmpty() && verifier.isKnown(validKey(key))) {
+            if (key != null && !key.isEmpty() && isKnown(validKey(key))) {
                 return "apikey:" + key;
             }
         }
         Enumeration<String> forwarded = trustedProxies.isEmpty() ? null : request.getHeaders(forwardedHeader.headerName());
         String address = ForwardedChain.clientAddress(request.getRemoteAddr(), forwarded, forwardedHeader, trustedProxies);
         return "ip:" + (address == null ? "unknown" : address);
+    }
+
+    /**
+     * Asks the verifier. Whatever it throws is a failure to resolve the client, handled by the filter's
+     * failure mode as its Javadoc promises: its {@link InvalidClientException} too, which would
+     * otherwise become a 400 that blames the client for a broken key store.
+     */
+    private boolean isKnown(String key) {
+        try {
+            return verifier.isKnown(key);
+        } catch (InvalidClientException e) {
+            throw new IllegalStateException("ApiKeyVerifier threw InvalidClientException (" + e.error() + ")", e);
+        }
     }
 
     private String validKey(String key) {

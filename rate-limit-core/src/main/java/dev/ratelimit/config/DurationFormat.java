@@ -1,5 +1,6 @@
 package dev.ratelimit.config;
 
+import dev.ratelimit.Durations;
 import dev.ratelimit.InvalidConfigurationException;
 
 import java.time.Duration;
@@ -13,6 +14,8 @@ import java.util.regex.Pattern;
  */
 public final class DurationFormat {
     private static final Pattern SHORT = Pattern.compile("(\\d+)(us|ms|s|m|h|d)");
+    /** The largest number of the short form {@link #parse} reads: 12 digits. */
+    private static final long MAX_SHORT_NUMBER = 999_999_999_999L;
 
     private DurationFormat() {
     }
@@ -50,19 +53,33 @@ public final class DurationFormat {
         }
     }
 
-    /** {@code d} in the shortest exact short form, e.g. {@code 1h} or {@code 1500ms}. */
+    /**
+     * {@code d} in the shortest exact short form, e.g. {@code 1h} or {@code 1500ms}; in ISO-8601 (e.g.
+     * {@code PT0.0000015S}) when no short form is exact: a negative duration, one that is not whole
+     * microseconds, or one whose number would be longer than {@link #parse} reads. Either way
+     * {@link #parse} reads it back.
+     */
     public static String format(Duration d) {
-        long micros = d.toNanos() / 1_000;
-        if (micros == 0) {
+        if (d.isZero()) {
             return "0s"; // not "0d": every unit divides zero
         }
-        long[] sizes = {86_400_000_000L, 3_600_000_000L, 60_000_000L, 1_000_000L, 1_000L};
-        String[] units = {"d", "h", "m", "s", "ms"};
+        if (d.isNegative() || d.getNano() % 1_000 != 0) {
+            return d.toString();
+        }
+        long micros;
+        try {
+            micros = Durations.toMicros(d);
+        } catch (ArithmeticException beyondALong) {
+            return d.toString();
+        }
+        long[] sizes = {86_400_000_000L, 3_600_000_000L, 60_000_000L, 1_000_000L, 1_000L, 1L};
+        String[] units = {"d", "h", "m", "s", "ms", "us"};
         for (int i = 0; i < sizes.length; i++) {
             if (micros % sizes[i] == 0) {
-                return micros / sizes[i] + units[i];
+                long n = micros / sizes[i];
+                return n > MAX_SHORT_NUMBER ? d.toString() : n + units[i];
             }
         }
-        return micros + "us";
+        throw new AssertionError("every whole number of microseconds is whole in us");
     }
 }

@@ -234,6 +234,21 @@ class RateLimitConfigTest {
     }
 
     @Test
+    void aDurationNoShortFormHoldsExactlyIsFormattedInIsoAndReadsBack() {
+        assertThat(DurationFormat.format(Duration.ofNanos(1_500))).isEqualTo("PT0.0000015S");   // was "1us", cut
+        assertThat(DurationFormat.format(Duration.ofNanos(1))).isEqualTo("PT0.000000001S");    // was "0s"
+        assertThat(DurationFormat.format(Duration.ofSeconds(-90))).isEqualTo("PT-1M-30S");      // was "-90s", refused by parse
+        assertThat(DurationFormat.format(Duration.ofDays(200_000))).isEqualTo("200000d");       // threw: toNanos overflowed
+        assertThat(DurationFormat.format(Duration.ofNanos(1_000_001_000))).isEqualTo("1000001us");
+        assertThat(DurationFormat.format(Duration.ofSeconds(Long.MAX_VALUE))).isEqualTo(Duration.ofSeconds(Long.MAX_VALUE).toString());
+        for (Duration d : List.of(Duration.ofNanos(1_500), Duration.ofNanos(1), Duration.ofSeconds(-90), Duration.ofDays(200_000),
+                Duration.ofNanos(1_000_001_000), Duration.ofMillis(999_999_999_999L), Duration.ofMillis(1_000_000_000_001L),
+                Duration.ofSeconds(Long.MAX_VALUE))) {
+            assertThat(DurationFormat.parse(DurationFormat.format(d), "w")).as("%s", d).isEqualTo(d);
+        }
+    }
+
+    @Test
     void contentAfterTheConfigurationObjectIsAnError() {
         String config = tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 5, \"window\": \"1m\"}");
         assertThatThrownBy(() -> parse(config + "\n{\"defaultTier\": \"pro\"}"))

@@ -112,6 +112,17 @@ class WarDeploymentIT {
     }
 
     @Test
+    void anyOtherPathOrMethodIsA404AsInTheJarNeverA501() throws Exception {
+        for (String[] call : new String[][] {{"PATCH", "/"}, {"FROB", "/nothing"}, {"GET", "/nothing"}}) {
+            HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(base + call[1]))
+                    .method(call[0], HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+
+            assertThat(r.statusCode()).as("%s %s", call[0], call[1]).isEqualTo(404);
+            assertThat(r.body()).isEqualTo("{\"error\":\"not found\"}");
+        }
+    }
+
+    @Test
     void twoDeploymentsWhoseWebXmlPointsAtOneRedisShareEachClientsQuota(@TempDir Path dir) throws Exception {
         try (RedisServer redis = RedisServer.start()) {
             // Three scans an hour, so that nothing refills during the test.

@@ -125,12 +125,10 @@ public final class ClientCli {
         int ok = 0;
         int gaveUp = 0;
         int failed = 0;
-        Duration waited = Duration.ZERO;
         for (int i = 1; i <= requests; i++) {
             printer.request = i;
             try {
                 Exchange exchange = client.send(method, path, body);
-                waited = waited.plus(exchange.totalWait());
                 if (exchange.status() / 100 == 2) {
                     ok++;
                 } else if (exchange.gaveUp().isPresent()) {
@@ -145,14 +143,18 @@ public final class ClientCli {
             }
         }
         out.printf("%d requests: %d answered 2xx, %d gave up on 429/503, %d other; waited %s in all%n",
-                requests, ok, gaveUp, failed, ResilientClient.seconds(waited.toNanos() / 1_000));
+                requests, ok, gaveUp, failed, ResilientClient.seconds(printer.waited.toNanos() / 1_000));
         return ok == requests ? 0 : 1;
     }
 
-    /** Prints each try as one table row. */
+    /**
+     * Prints each try as one table row, and adds up the waits: every try's, those of requests that
+     * ended in a connection failure too (they return no {@link Exchange} to ask).
+     */
     private static final class Printer implements Consumer<Attempt> {
         private final PrintStream out;
         private int request;
+        private Duration waited = Duration.ZERO;
 
         Printer(PrintStream out) {
             this.out = out;
@@ -160,6 +162,7 @@ public final class ClientCli {
 
         @Override
         public void accept(Attempt a) {
+            waited = waited.plus(a.waitedBefore());
             out.printf("%7d  %3d  %7s  %-28s  %6s  %4s%n", request, a.number(),
                     ResilientClient.seconds(a.waitedBefore().toNanos() / 1_000), a.waitReason().isEmpty() ? "-" : a.waitReason(),
                     a.status() < 0 ? "error" : String.valueOf(a.status()),

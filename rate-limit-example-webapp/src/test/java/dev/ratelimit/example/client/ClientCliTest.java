@@ -59,6 +59,23 @@ class ClientCliTest {
     }
 
     @Test
+    void theSummarysWaitCountsTheBackOffsOfRequestsThatFailedToConnect() throws Exception {
+        int closedPort;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        Instant before = Instant.ofEpochSecond(0, clock.nowMicros() * 1_000);
+
+        int exit = run("--url=http://127.0.0.1:" + closedPort, "--requests=2", "--max-retries=2", "--base-delay=1s", "--max-delay=1s");
+
+        assertThat(exit).isEqualTo(1);
+        java.time.Duration slept = java.time.Duration.between(before, Instant.ofEpochSecond(0, clock.nowMicros() * 1_000));
+        assertThat(slept).as("two back-offs per request").isPositive();
+        assertThat(out()).contains("failed: java.net.ConnectException")
+                .endsWith("waited " + ResilientClient.seconds(slept.toNanos() / 1_000) + " in all\n");
+    }
+
+    @Test
     void aBadFlagIsOneLineAndExitCode2() throws InterruptedException {
         assertThat(run("--requests=many")).isEqualTo(2);
         assertThat(err()).isEqualTo("ResilientClient CLI: --requests=\"many\": must be a whole number from 1 to 1000000 (--help lists every flag)\n");

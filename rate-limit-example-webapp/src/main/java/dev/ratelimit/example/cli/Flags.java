@@ -97,8 +97,9 @@ public final class Flags {
     }
 
     /**
-     * A duration such as {@code 500ms}, {@code 10s} or {@code 1m}, at least {@code min} and at most
-     * {@link #MAX_DURATION} (so that it fits in nanoseconds and microseconds wherever it is used).
+     * A duration such as {@code 500ms}, {@code 10s} or {@code 1m} (or {@code 0}, which needs no unit),
+     * at least {@code min} and at most {@link #MAX_DURATION} (so that it fits in nanoseconds and
+     * microseconds wherever it is used).
      */
     public Duration duration(String name, Duration otherwise, Duration min) throws UsageException {
         String v = values.get(name);
@@ -107,7 +108,8 @@ public final class Flags {
         }
         Duration d;
         try {
-            d = DurationFormat.parse(v, "--" + name);
+            // A bare 0 is what the usage texts write for "none" (--progress=0).
+            d = v.equals("0") ? Duration.ZERO : DurationFormat.parse(v, "--" + name);
         } catch (InvalidConfigurationException e) {
             d = null;
         }

@@ -62,7 +62,8 @@ class LoadCheckTest {
             port = s.getLocalPort();
         }
 
-        int exit = run("--url=http://127.0.0.1:" + port, "--clients=1", "--duration=200ms", "--progress=0s");
+        // --progress=0, as the README and --help write "none" (a bare 0 needs no unit).
+        int exit = run("--url=http://127.0.0.1:" + port, "--clients=1", "--duration=200ms", "--progress=0");
 
         assertThat(exit).isEqualTo(LoadCheck.NO_ANSWERS);
         assertThat(out()).contains("FAILED: no request got a 2xx or a 429; is the server at [http://127.0.0.1:" + port + "] running?");

@@ -199,11 +199,15 @@ final class FunctionLibrary {
     }
 
     private void turnOff(JedisDataException cause) {
-        if (available) {
+        synchronized (this) {
+            // Checked and set under the lock: callers refused together must not both log the switch.
+            if (!available) {
+                return;
+            }
             available = false;
-            LOG.info("Redis store {}: Redis Functions unavailable ({}); deciding with EVALSHA scripts",
-                    description, OutageLog.describe(cause));
         }
+        LOG.info("Redis store {}: Redis Functions unavailable ({}); deciding with EVALSHA scripts",
+                description, OutageLog.describe(cause));
     }
 
     /**

@@ -91,6 +91,23 @@ class RedisErrorRepliesTest {
     }
 
     @Test
+    void aFixedWindowCountWrittenAboveTheLimitByHandIsRefusedWithNoneRemainingNotMinusOne() {
+        // A count the store never writes (6 of 5): taken as state (see the README's Keys), but the
+        // remaining count, sent as X-RateLimit-Remaining, stays a count.
+        Limit limit = Limit.of("fw", Policy.fixedWindow(5, MINUTE));
+        try (RedisServer redis = RedisServer.start(); RedisStore store = failClosed(redis)) {
+            RateLimiter limiter = store.limiter(limit);
+            limiter.tryAcquire("client");
+            String key = keys(redis, limit).get(0);
+            String start = String.valueOf(redis.call("GET", key)).split(":")[0];
+            redis.call("SET", key, start + ":6", "KEEPTTL");
+
+            assertThat(limiter.tryAcquire("client")).extracting(Decision::verdict, Decision::remaining)
+                    .containsExactly(Verdict.REJECTED, 0L);
+        }
+    }
+
+    @Test
     void aFullRedisFailsDecisionsByTheFailureModeAndStillLoadsTheLibraryOnceItHasRoom() {
         try (RedisServer redis = RedisServer.start()) {
             assumeRedis7(redis);

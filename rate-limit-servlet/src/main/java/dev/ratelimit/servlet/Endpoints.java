@@ -6,8 +6,11 @@ import jakarta.servlet.DispatcherType;
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.http.HttpServletRequest;
 
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -19,7 +22,10 @@ import java.util.List;
  * {@code .} segments dropped, {@code ..} resolved (never above the root) and a trailing slash removed.
  * The container removed path parameters before decoding, so a {@code ;} here is a decoded {@code %3B},
  * part of its segment's name as the application sees it: {@code ..;} is not {@code ..}, and
- * {@code scan;x} is not {@code scan}. A {@code HEAD} request also matches {@code GET} rules (the
+ * {@code scan;x} is not {@code scan}. Jetty accepting ambiguous URIs ({@code UriCompliance.LEGACY})
+ * routes {@code /api%2Fscan} to the servlet of {@code /api/scan} but throws from {@code getServletPath()}:
+ * the path is then decoded from the request URI as Jetty routes it ({@link #decodedPathOf}), since
+ * a failure to find it would let the request pass unlimited (the default failure mode). A {@code HEAD} request also matches {@code GET} rules (the
  * first matching rule wins, as for any request), since servlets answer {@code HEAD} with {@code doGet}: a catch-all rule after a
  * {@code GET} rule must not take its {@code HEAD} requests. Rule patterns must be normalized paths
  * themselves, or they could never match.
@@ -120,13 +126,89 @@ final class Endpoints {
     static String pathOf(HttpServletRequest request) {
         boolean include = request.getDispatcherType() == DispatcherType.INCLUDE;
         // An include keeps the including request's paths; the included target is in attributes.
-        String servletPath = include ? (String) request.getAttribute(RequestDispatcher.INCLUDE_SERVLET_PATH) : request.getServletPath();
-        String pathInfo = include ? (String) request.getAttribute(RequestDispatcher.INCLUDE_PATH_INFO) : request.getPathInfo();
+        String servletPath;
+        String pathInfo;
+        if (include) {
+            servletPath = (String) request.getAttribute(RequestDispatcher.INCLUDE_SERVLET_PATH);
+            pathInfo = (String) request.getAttribute(RequestDispatcher.INCLUDE_PATH_INFO);
+        } else {
+            try {
+                servletPath = request.getServletPath();
+                pathInfo = request.getPathInfo();
+            } catch (IllegalArgumentException ambiguous) {
+                // Jetty with a lenient URI compliance (LEGACY) routes /api%2Fscan or /x/%2e%2e/api/scan by
+                // its decoded path, to the servlet of /api/scan, but refuses to give such a request's servlet path.
+                return decodedPathOf(request);
+            }
+        }
         String path = servletPath == null ? "" : servletPath;
         if (pathInfo != null) {
             path = path + pathInfo;
         }
         return normalize(path);
+    }
+
+    /**
+     * The path inside the application as Jetty routes a request by its URI: each segment without its
+     * path parameters, percent-decoded (UTF-8, and Jetty's {@code %uXXXX}), then {@code .} and
+     * {@code ..} segments resolved (so {@code %2e%2e} climbs, but {@code ..%2F} is part of a
+     * segment), empty segments dropped as {@link #normalize} does, and the context path taken off. A
+     * {@code %2F} separates nothing until then, then joins like {@code /}: {@code /api%2Fscan} is {@code /api/scan}.
+     *
+     * @throws IllegalArgumentException if the URI's encoding is malformed or it is not inside the context
+     */
+    static String decodedPathOf(HttpServletRequest request) {
+        String path = decodedPath(request.getRequestURI());
+        String context = decodedPath(request.getContextPath());
+        if (context.equals("/")) {
+            return path;
+        }
+        if (path.equals(context)) {
+            return "/";
+        }
+        if (path.startsWith(context + "/")) {
+            return path.substring(context.length());
+        }
+        throw new IllegalArgumentException("the request URI is not inside the context path");
+    }
+
+    private static String decodedPath(String uri) {
+        Deque<String> segments = new ArrayDeque<>();
+        for (String raw : uri.split("/")) {
+            int parameters = raw.indexOf(';');
+            String segment = decode(parameters < 0 ? raw : raw.substring(0, parameters));
+            if (segment.isEmpty() || segment.equals(".")) {
+                continue;
+            }
+            if (segment.equals("..")) {
+                segments.pollLast();
+            } else {
+                segments.addLast(segment);
+            }
+        }
+        return "/" + String.join("/", segments);
+    }
+
+    private static String decode(String encoded) {
+        if (encoded.indexOf('%') < 0) {
+            return encoded;
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(encoded.length());
+        for (int i = 0; i < encoded.length(); i++) {
+            char c = encoded.charAt(i);
+            if (c != '%') {
+                bytes.writeBytes(String.valueOf(c).getBytes(StandardCharsets.UTF_8));
+            } else if (i + 5 < encoded.length() && (encoded.charAt(i + 1) == 'u' || encoded.charAt(i + 1) == 'U')) {
+                bytes.writeBytes(String.valueOf((char) HexFormat.fromHexDigits(encoded, i + 2, i + 6)).getBytes(StandardCharsets.UTF_8));
+                i += 5;
+            } else if (i + 2 < encoded.length()) {
+                bytes.write(HexFormat.fromHexDigits(encoded, i + 1, i + 3));
+                i += 2;
+            } else {
+                throw new IllegalArgumentException("a truncated percent-encoding");
+            }
+        }
+        return bytes.toString(StandardCharsets.UTF_8);
     }
 
     /**

@@ -6,7 +6,10 @@ import org.eclipse.jetty.ee10.servlet.ErrorPageErrorHandler;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
@@ -62,8 +65,15 @@ final class TestServer implements AutoCloseable {
 
     /** Any handler, e.g. a WebAppContext. */
     static TestServer start(Handler handler) {
+        return start(handler, UriCompliance.DEFAULT);
+    }
+
+    /** Any handler behind a connector that accepts the URIs {@code compliance} allows (Jetty's default refuses ambiguous ones). */
+    static TestServer start(Handler handler, UriCompliance compliance) {
         Server server = new Server(new QueuedThreadPool(24, 4));
-        ServerConnector connector = new ServerConnector(server, 1, 1);
+        HttpConfiguration http = new HttpConfiguration();
+        http.setUriCompliance(compliance);
+        ServerConnector connector = new ServerConnector(server, 1, 1, new HttpConnectionFactory(http));
         connector.setHost("127.0.0.1");
         connector.setPort(0);
         server.addConnector(connector);

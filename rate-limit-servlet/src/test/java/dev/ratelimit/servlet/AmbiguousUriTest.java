@@ -1,0 +1,83 @@
+package dev.ratelimit.servlet;
+
+import dev.ratelimit.ManualClock;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.http.UriCompliance;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.time.Instant;
+import java.util.EnumSet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Jetty with a lenient URI compliance ({@link UriCompliance#LEGACY}, for applications that take
+ * {@code %2F} in a path) routes an ambiguous URI such as {@code /api%2Fscan} by its decoded path, to
+ * the servlet of {@code /api/scan}, yet its {@code getServletPath()} refuses to answer for that
+ * request. The filter must still charge such a request to the endpoint it reaches.
+ */
+class AmbiguousUriTest {
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00.250Z"));
+    private TestServer server;
+
+    /** The application's scan servlet, mapped exactly; it never asks for its servlet path. */
+    static final class ScanServlet extends HttpServlet {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            resp.getWriter().write("scanned");
+        }
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"/api%2Fscan", "/api/x/%2e%2e/scan", "/%2e/api/scan", "/x/%u002e%u002e/api/scan"})
+    void aRequestJettyRoutesToALimitedServletDespiteItsAmbiguousSpellingIsChargedToThatEndpoint(String spelling) {
+        start();
+
+        for (int i = 1; i <= 10; i++) {
+            String response = get(spelling);
+            assertThat(response).startsWith("HTTP/1.1 200 ").endsWith("scanned").contains("X-RateLimit-Remaining: " + (10 - i));
+        }
+
+        assertThat(get(spelling)).startsWith("HTTP/1.1 429 ");
+        assertThat(get("/api/scan")).startsWith("HTTP/1.1 429 ");
+    }
+
+    @Test
+    void anEncodedSlashAfterDotsClimbsNothingSoTheRequestIsNotChargedToTheEndpointItDoesNotReach() {
+        start();
+
+        // Jetty resolves dot segments before it decodes %2F: "..%2Fapi" is one segment, and the request goes to "/".
+        assertThat(get("/x/..%2Fapi/scan")).doesNotContain("X-RateLimit-Limit");
+        assertThat(get("/api/scan")).contains("X-RateLimit-Remaining: 9");
+    }
+
+    private void start() {
+        ServletContextHandler context = new ServletContextHandler(TestServer.CONTEXT);
+        context.addServlet(new ServletHolder("scan", new ScanServlet()), "/api/scan");
+        context.addServlet(new ServletHolder("app", new AppServlet()), "/");
+        FilterHolder filter = new FilterHolder(RateLimitFilter.builder().clock(clock).build());
+        context.addFilter(filter, "/*", EnumSet.of(DispatcherType.REQUEST));
+        server = TestServer.start(context, UriCompliance.LEGACY);
+    }
+
+    private String get(String path) {
+        return server.raw("GET " + TestServer.CONTEXT + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    }
+}

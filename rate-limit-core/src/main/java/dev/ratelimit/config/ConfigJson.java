@@ -57,8 +57,15 @@ final class ConfigJson {
         return e.toString();
     }
 
-    static RateLimitConfig readResource(String resource) {
-        InputStream in = ConfigJson.class.getClassLoader().getResourceAsStream(resource);
+    /**
+     * Reads classpath resource {@code resource}, looked up first with the thread's context class loader
+     * when {@code contextFirst} (in a servlet container, the web application's: its {@code WEB-INF/classes}
+     * even when this library is the container's), then with this library's.
+     */
+    static RateLimitConfig readResource(String resource, boolean contextFirst) {
+        ClassLoader context = contextFirst ? Thread.currentThread().getContextClassLoader() : null;
+        InputStream fromContext = context == null ? null : context.getResourceAsStream(resource);
+        InputStream in = fromContext != null ? fromContext : ConfigJson.class.getClassLoader().getResourceAsStream(resource);
         if (in == null) {
             throw new InvalidConfigurationException("config", "classpath resource not found: " + resource);
         }

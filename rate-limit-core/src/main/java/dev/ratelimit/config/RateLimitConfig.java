@@ -158,7 +158,7 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
 
     /** The bundled configuration: the seed's free/pro/enterprise table for scan, reports and login. */
     public static RateLimitConfig defaults() {
-        return fromClasspath(DEFAULTS_RESOURCE);
+        return ConfigJson.readResource(DEFAULTS_RESOURCE, false);
     }
 
     /** Loads JSON from a file; errors name the JSON path and the bad value. */
@@ -171,9 +171,13 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
         return ConfigJson.read(json, source);
     }
 
-    /** Loads JSON from a classpath resource. */
+    /**
+     * Loads JSON from a classpath resource, looked up with the thread's context class loader (in a
+     * servlet container, the web application's, as the filter's {@code config=classpath:...} init-param
+     * reads it), then with this library's class loader.
+     */
     public static RateLimitConfig fromClasspath(String resource) {
-        return ConfigJson.readResource(resource);
+        return ConfigJson.readResource(resource, true);
     }
 
     /** A builder for configuration in code. */

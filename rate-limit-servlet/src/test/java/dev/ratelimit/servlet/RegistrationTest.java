@@ -12,18 +12,21 @@ import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.webapp.WebAppContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URISyntaxException;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -100,6 +103,53 @@ class RegistrationTest {
         assertThat(sixth.statusCode()).isEqualTo(429);
         assertThat(sixth.headers().firstValue("RateLimit")).hasValue("\"login\";r=0;t=60");
         assertThat(sixth.headers().firstValue("Retry-After")).hasValue("60");
+    }
+
+    @Test
+    void theReadmesCodeRegistrationFindsRateLimitsJsonInTheWebApplication(@TempDir Path webappDir) throws Exception {
+        // A web application as the README's "Register it in code" describes it: its listener (RateLimitSetup,
+        // the README's code) declared in web.xml, rate-limits.json (the README's) in WEB-INF/classes, and the
+        // library outside the application (as in a container's shared lib, or here the test class path).
+        String readme = Files.readString(Path.of("../README.md"));
+        Path classes = Files.createDirectories(webappDir.resolve("WEB-INF/classes"));
+        Files.writeString(classes.resolve("rate-limits.json"), codeBlock(readme, "## Configuration", "json"));
+        Files.writeString(webappDir.resolve("WEB-INF/web.xml"), """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <web-app xmlns="https://jakarta.ee/xml/ns/jakartaee" version="6.0">
+                  <listener><listener-class>dev.ratelimit.servlet.RateLimitSetup</listener-class></listener>
+                  <servlet><servlet-name>app</servlet-name><servlet-class>dev.ratelimit.servlet.AppServlet</servlet-class></servlet>
+                  <servlet-mapping><servlet-name>app</servlet-name><url-pattern>/</url-pattern></servlet-mapping>
+                </web-app>
+                """);
+        WebAppContext webapp = new WebAppContext();
+        webapp.setContextPath(TestServer.CONTEXT);
+        webapp.setBaseResourceAsPath(webappDir);
+        server = TestServer.start(webapp);
+
+        assertThat(webapp.isAvailable()).as("deployed, not failed with %s", webapp.getUnavailableException()).isTrue();
+        assertThat(server.statuses(10, 1, "GET", "/api/scan", "X-API-Key", "sk-free-demo")).containsOnly(200);
+        HttpResponse<String> eleventh = server.get("/api/scan", "X-API-Key", "sk-free-demo");
+        assertThat(eleventh.statusCode()).isEqualTo(429);
+        assertThat(eleventh.headers().firstValue("RateLimit-Policy")).hasValue("\"scan\";q=10;w=10");
+        assertThat(server.get("/health").headers().firstValue("X-RateLimit-Tier")).as("the README's allowlist").isEmpty();
+    }
+
+    @Test
+    void theReadmeShowsExactlyTheCodeRegistrationDeployedHere() throws Exception {
+        String source = Files.readString(Path.of("src/test/java/dev/ratelimit/servlet/RateLimitSetup.java"));
+        String code = source.substring(source.indexOf("// README:begin") + "// README:begin".length(), source.indexOf("// README:end"));
+        assertThat(normalized(codeBlock(Files.readString(Path.of("../README.md")), "### Register it in code", "java")))
+                .contains(normalized(code));
+    }
+
+    /** The first {@code lang} code block after {@code heading} in {@code readme}. */
+    private static String codeBlock(String readme, String heading, String lang) {
+        int start = readme.indexOf("```" + lang + "\n", readme.indexOf(heading)) + lang.length() + 4;
+        return readme.substring(start, readme.indexOf("```", start));
+    }
+
+    private static String normalized(String code) {
+        return code.strip().lines().map(String::strip).filter(line -> !line.isEmpty()).collect(Collectors.joining("\n"));
     }
 
     @Test

@@ -87,7 +87,7 @@ final class InitParams {
         String failureMode = param("failure-mode");
         FailureMode mode = null;
         if (failureMode != null) {
-            mode = parse("failure-mode", failureMode, () -> FailureMode.valueOf(failureMode.trim().toUpperCase(Locale.ROOT).replace('-', '_')),
+            mode = parse("failure-mode", failureMode, () -> FailureMode.valueOf(upperAscii(failureMode).replace('-', '_')),
                     "must be FAIL_OPEN, FAIL_CLOSED or LOCAL_FALLBACK");
             builder.failureMode(mode);
         }
@@ -126,7 +126,7 @@ final class InitParams {
         }
         String style = param("header-style");
         if (style != null) {
-            builder.headerStyle(parse("header-style", style, () -> HeaderStyle.valueOf(style.trim().toUpperCase(Locale.ROOT)),
+            builder.headerStyle(parse("header-style", style, () -> HeaderStyle.valueOf(upperAscii(style)),
                     "must be x, ietf or both"));
         }
         String shadow = param("shadow");
@@ -137,7 +137,7 @@ final class InitParams {
         if (dispatchers != null) {
             List<DispatcherType> types = new ArrayList<>();
             for (String type : dispatchers.split(",", -1)) { // -1: a stray comma is an empty entry, refused
-                types.add(parse("dispatcher-types", dispatchers, () -> DispatcherType.valueOf(type.trim().toUpperCase(Locale.ROOT)),
+                types.add(parse("dispatcher-types", dispatchers, () -> DispatcherType.valueOf(upperAscii(type)),
                         "must be a comma-separated list of REQUEST, FORWARD, INCLUDE, ASYNC, ERROR"));
             }
             builder.dispatcherTypes(types.get(0), types.subList(1, types.size()).toArray(new DispatcherType[0]));
@@ -302,6 +302,19 @@ final class InitParams {
         } catch (InvalidConfigurationException e) {
             throw invalid(name, value, e.problem());
         }
+    }
+
+    /**
+     * {@code text} trimmed and in upper case, for matching a constant's name; refused when not ASCII,
+     * since Unicode upper-casing would make a documented value of a look-alike ({@code \u0131etf} is
+     * {@code IETF}, {@code reque\u017ft} is {@code REQUEST}).
+     */
+    private static String upperAscii(String text) {
+        String trimmed = text.trim();
+        if (!trimmed.chars().allMatch(c -> c < 0x80)) {
+            throw new IllegalArgumentException("not ASCII");
+        }
+        return trimmed.toUpperCase(Locale.ROOT);
     }
 
     /** A plain decimal such as 0.5 (Double.parseDouble also takes "0.5d", "0x1p-1" and "5e-1"). */

@@ -45,6 +45,10 @@ class InitParamsTest {
             "trusted-proxies    | '10.0.0.0/8,'   | init-param trusted-proxies=\"10.0.0.0/8,\": must be a comma-separated list of IP addresses or CIDR blocks",
             "failure-mode       | sometimes       | init-param failure-mode=\"sometimes\": must be FAIL_OPEN, FAIL_CLOSED or LOCAL_FALLBACK",
             "shadow             | yes             | init-param shadow=\"yes\": must be true or false",
+            // Not upper-cased into a documented value: Unicode rules turn the dotless \u0131 into I and \u017f into S.
+            "header-style       | \u0131etf          | init-param header-style=\"\u0131etf\": must be x, ietf or both",
+            "failure-mode       | fa\u0131l_open     | init-param failure-mode=\"fa\u0131l_open\": must be FAIL_OPEN, FAIL_CLOSED or LOCAL_FALLBACK",
+            "dispatcher-types   | reque\u017ft       | init-param dispatcher-types=\"reque\u017ft\": must be a comma-separated list",
             "dispatcher-types   | REQUEST,NOPE    | init-param dispatcher-types=\"REQUEST,NOPE\": must be a comma-separated list",
             "dispatcher-types   | ,               | init-param dispatcher-types=\",\": must be a comma-separated list",
             "dispatcher-types   | 'REQUEST,'      | init-param dispatcher-types=\"REQUEST,\": must be a comma-separated list",

@@ -159,6 +159,10 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
         Raw f = raw.get(Setting.FAILURE_MODE);
         if (f != null) {
             try {
+                // ASCII only: Unicode upper-casing would make FAIL_OPEN of a look-alike ("fa\u0131l_open").
+                if (!f.value().chars().allMatch(ch -> ch < 0x80)) {
+                    throw new IllegalArgumentException(f.value());
+                }
                 mode = Optional.of(FailureMode.valueOf(f.value().toUpperCase(Locale.ROOT).replace('-', '_')));
             } catch (IllegalArgumentException e) {
                 throw f.invalid("must be FAIL_OPEN, FAIL_CLOSED or LOCAL_FALLBACK");

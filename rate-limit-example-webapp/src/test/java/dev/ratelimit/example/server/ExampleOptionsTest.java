@@ -113,6 +113,9 @@ class ExampleOptionsTest {
                 .isEqualTo("RATE_LIMIT_REDIS_TIMEOUT=\"1s\": applies only to a Redis store; set REDIS_URL too");
         assertThat(problem(Map.of("RATE_LIMIT_FAILURE_MODE", "sometimes")))
                 .isEqualTo("RATE_LIMIT_FAILURE_MODE=\"sometimes\": must be FAIL_OPEN, FAIL_CLOSED or LOCAL_FALLBACK");
+        // Not upper-cased into a documented value: Unicode rules turn the dotless \u0131 into I.
+        assertThat(problem(Map.of("RATE_LIMIT_FAILURE_MODE", "fa\u0131l_open")))
+                .isEqualTo("RATE_LIMIT_FAILURE_MODE=\"fa\u0131l_open\": must be FAIL_OPEN, FAIL_CLOSED or LOCAL_FALLBACK");
         assertThat(problem(Map.of("RATE_LIMIT_FAILURE_MODE", "local_fallback")))
                 .isEqualTo("RATE_LIMIT_FAILURE_MODE=\"local_fallback\": LOCAL_FALLBACK applies only to a Redis store; set REDIS_URL too");
         assertThat(problem(Map.of("RATE_LIMIT_REDIS_KEY_PREFIX", "shop:")))

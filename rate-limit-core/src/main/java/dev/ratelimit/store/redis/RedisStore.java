@@ -352,7 +352,9 @@ public final class RedisStore implements RateLimitStore {
 
         /**
          * TLS settings for {@code rediss://} URLs, e.g. a trust store with a private CA
-         * (default {@code SslOptions.defaults()}: the JVM's trust store, full verification).
+         * (default {@code SslOptions.defaults()}: the JVM's trust store, full verification). With a
+         * URL that is not TLS ({@code redis://}, {@code redis-cluster://}, {@code redis-sentinel://}),
+         * where they would do nothing, {@link #build()} fails.
          */
         public Builder sslOptions(SslOptions options) {
             if (options == null) {
@@ -374,6 +376,11 @@ public final class RedisStore implements RateLimitStore {
             if (fallbackShareSet && failureMode != FailureMode.LOCAL_FALLBACK) {
                 throw new InvalidConfigurationException("fallbackShare", "applies only to failureMode LOCAL_FALLBACK, but "
                         + "failureMode is " + failureMode + "; was " + fallbackShare);
+            }
+            if (sslOptions != null && parsedUrl != null && !parsedUrl.tls()) {
+                // Not ignored: the connections, password included, would go unencrypted while the code reads as TLS.
+                throw new InvalidConfigurationException("sslOptions", "apply only to a TLS URL (rediss://, rediss-cluster://), "
+                        + "but url is " + RedisUrl.mask(url) + ", whose connections are not encrypted");
             }
             if (client != null) {
                 return new RedisStore(this, Connections.wrap(client), "(client " + client.getClass().getSimpleName() + ")");

@@ -5,6 +5,7 @@ import dev.ratelimit.FailureMode;
 import dev.ratelimit.InvalidConfigurationException;
 import dev.ratelimit.StoreHealth;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.SslOptions;
 
 import java.time.Duration;
 
@@ -29,6 +30,24 @@ class RedisStoreBuilderTest {
         }
         try (RedisStore store = RedisStore.builder().url("redis://127.0.0.1:1").fallbackShare(0.5).build()) {
             assertThat(store).as("LOCAL_FALLBACK is the default").isNotNull();
+        }
+    }
+
+    @Test
+    void tlsOptionsWithAUrlThatIsNotTlsFailTheBuildInsteadOfConnectingInPlainText() {
+        // A private CA's SslOptions beside a redis:// URL: the connections (and the AUTH password) would
+        // go unencrypted, while the code reads as if TLS were set up.
+        for (String url : new String[] {"redis://:pw@cache:6379", "redis-cluster://h1:7000", "redis-sentinel://s1/mymaster"}) {
+            assertThatThrownBy(() -> RedisStore.builder().url(url).sslOptions(SslOptions.defaults()).build())
+                    .isInstanceOf(InvalidConfigurationException.class)
+                    .hasMessageStartingWith("sslOptions: apply only to a TLS URL (rediss://, rediss-cluster://), but url is \""
+                            + RedisUrlMask.mask(url) + "\"")
+                    .hasMessageNotContaining("pw@");
+        }
+        for (String url : new String[] {"rediss://cache:6379", "rediss-cluster://h1:7000"}) {
+            try (RedisStore store = RedisStore.builder().url(url).sslOptions(SslOptions.defaults()).build()) {
+                assertThat(store).isNotNull();
+            }
         }
     }
 

@@ -31,6 +31,11 @@ public final class Cidr {
      */
     public static Cidr parse(String text) {
         String trimmed = text == null ? "" : text.trim();
+        if (trimmed.chars().anyMatch(c -> c == ',' || Character.isWhitespace(c))) {
+            // A list typed into one entry ("10.0.0.0/8, 10.1.0.0/16"): said so, rather than blamed on the prefix length.
+            throw new InvalidConfigurationException("cidr", "must be one IP address or CIDR block per entry, was \""
+                    + sanitize(text) + "\" (a list? give each block as its own entry)");
+        }
         int slash = trimmed.indexOf('/');
         String address = slash < 0 ? trimmed : trimmed.substring(0, slash);
         byte[] bytes = IpAddresses.parse(address);

@@ -64,4 +64,13 @@ class CidrTest {
                 .hasMessage("cidr: must be an IP address or CIDR block such as 10.0.0.0/8 or 2001:db8::/32, was \"localhost/8\"");
         assertThatThrownBy(() -> Cidr.parse(null)).hasMessageContaining("was \"null\"");
     }
+
+    @Test
+    void aListTypedIntoOneEntryIsRefusedAsAListNotAsABadPrefixLength() {
+        assertThatThrownBy(() -> Cidr.parse("10.0.0.0/8, 10.1.0.0/16")).isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("cidr: must be one IP address or CIDR block per entry, was \"10.0.0.0/8, 10.1.0.0/16\""
+                        + " (a list? give each block as its own entry)");
+        assertThatThrownBy(() -> Cidr.parse("10.0.0.1 10.0.0.2")).hasMessageContaining("one IP address or CIDR block per entry");
+        assertThat(Cidr.parse(" 10.0.0.0/8 ")).hasToString("10.0.0.0/8");
+    }
 }

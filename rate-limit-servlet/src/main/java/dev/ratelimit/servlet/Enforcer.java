@@ -266,8 +266,10 @@ final class Enforcer {
     private void notifyListener(DecisionEvent event) {
         try {
             listener.onDecision(event);
-        } catch (RuntimeException | LinkageError e) {
+        } catch (Exception | LinkageError e) {
             // A LinkageError too: a missing or mismatched metrics library must not turn requests into 500s.
+            // Any Exception, not only a RuntimeException: a listener in Kotlin or Groovy throws checked
+            // ones without declaring them, and one escaping here would be the container's 500.
             listenerLog.warn("RateLimitListener.onDecision threw " + ThrottledLog.describe(e) + "; ignored");
         }
     }
@@ -279,7 +281,7 @@ final class Enforcer {
         }
         try {
             listener.onUndecided(reason, passedOn);
-        } catch (RuntimeException | LinkageError e) {
+        } catch (Exception | LinkageError e) {
             listenerLog.warn("RateLimitListener.onUndecided threw " + ThrottledLog.describe(e) + "; ignored");
         }
     }

@@ -12,9 +12,10 @@ package dev.ratelimit;
  * {@code DEGRADED -> CIRCUIT_OPEN} the circuit breaker opened, {@code -> UP} the store answered
  * again (circuit closed, fallback left).
  *
- * <p>Implementations must be thread-safe, fast and must not throw; an exception or a
- * {@link LinkageError} (a class missing or of another version) thrown from a listener is caught and
- * dropped by the caller, and changes no decision.
+ * <p>Implementations must be thread-safe, fast and must not throw; an exception (a checked one too,
+ * which a listener in Kotlin or Groovy throws undeclared) or a {@link LinkageError} (a class missing
+ * or of another version) thrown from a listener is caught and dropped by the caller, and changes no
+ * decision.
  */
 public interface RateLimitListener {
     /** The listener that listens to nothing. */

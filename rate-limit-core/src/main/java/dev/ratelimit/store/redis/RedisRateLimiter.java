@@ -109,8 +109,9 @@ final class RedisRateLimiter implements RateLimiter {
             if (settings.listener() != RateLimitListener.NONE) {
                 settings.listener().onStoreCall(clock.nowMicros() - sentAt, true);
             }
-        } catch (RuntimeException | LinkageError listenerFailed) {
-            // a listener must not change the decision (a LinkageError: a missing or mismatched metrics library)
+        } catch (Exception | LinkageError listenerFailed) {
+            // a listener must not change the decision (a LinkageError: a missing or mismatched metrics library;
+            // any Exception: a listener in Kotlin or Groovy throws checked ones undeclared)
         }
         Decision decision = toDecision(reply);
         if (denials != null && decision.verdict() == Verdict.REJECTED) {
@@ -170,8 +171,8 @@ final class RedisRateLimiter implements RateLimiter {
                 listener.onStoreCall(micros, false);
                 listener.onStoreError(e);
             }
-        } catch (RuntimeException | LinkageError ignored) {
-            // reporting a failure must not fail the request
+        } catch (Exception | LinkageError ignored) {
+            // reporting a failure must not fail the request (a listener may throw a checked exception undeclared)
         }
     }
 

@@ -139,8 +139,8 @@ public final class RedisStore implements RateLimitStore {
         if (listener != RateLimitListener.NONE) {
             try {
                 listener.onHealthChange(previous, current);
-            } catch (RuntimeException | LinkageError ignored) {
-                // a listener must not break the store
+            } catch (Exception | LinkageError ignored) {
+                // a listener must not break the store (checked exceptions too: Kotlin or Groovy throw them undeclared)
             }
         }
     }

@@ -161,6 +161,53 @@ class RedisOutageTest {
         }
     }
 
+    /**
+     * A listener in Kotlin or Groovy throws checked exceptions without declaring them; one must change
+     * no decision either, nor leave {@code tryAcquire}.
+     */
+    @Test
+    void aListenerThrowingACheckedExceptionChangesNoDecision() {
+        RateLimitListener undeclared = new RateLimitListener() {
+            @Override
+            public void onStoreCall(long micros, boolean ok) {
+                throw RedisOutageTest.<RuntimeException>undeclared(new IOException("metrics agent socket closed"));
+            }
+
+            @Override
+            public void onStoreError(Throwable error) {
+                throw RedisOutageTest.<RuntimeException>undeclared(new IOException("metrics agent socket closed"));
+            }
+
+            @Override
+            public void onHealthChange(StoreHealth previous, StoreHealth current) {
+                throw RedisOutageTest.<RuntimeException>undeclared(new IOException("metrics agent socket closed"));
+            }
+        };
+        try (RedisStore store = RedisStore.builder().url(redis.url()).failureMode(FailureMode.FAIL_CLOSED).clock(clock)
+                .listener(undeclared).circuitBreaker(3, Duration.ofSeconds(5)).build()) {
+            RateLimiter limiter = store.limiter(LIMIT);
+            assertThat(limiter.tryAcquire(SECRET).remaining()).isEqualTo(3);
+
+            redis.kill();
+            for (int i = 0; i < 4; i++) {
+                assertThat(limiter.tryAcquire(SECRET).verdict()).isEqualTo(Verdict.STORE_UNAVAILABLE);
+            }
+            assertThat(store.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
+
+            redis.restart();
+            clock.advance(Duration.ofSeconds(5));
+            Decision probe = limiter.tryAcquire(SECRET);
+            assertThat(probe.source()).isEqualTo(Source.STORE);
+            assertThat(store.health()).isEqualTo(StoreHealth.UP);
+        }
+    }
+
+    /** Throws {@code failure} whatever it is, as code in a language without checked exceptions does. */
+    @SuppressWarnings("unchecked")
+    private static <T extends Throwable> T undeclared(Throwable failure) throws T {
+        throw (T) failure;
+    }
+
     @Test
     void failClosedSaysTheStoreIsUnavailableAndWhenToComeBack() {
         try (RedisStore store = store(FailureMode.FAIL_CLOSED)) {

@@ -35,11 +35,15 @@ public interface RateLimitListener {
     default void onUndecided(Undecided reason, boolean passedOn) {
     }
 
-    /** A store call took {@code micros} microseconds ({@code ok} false if it failed). */
+    /**
+     * A store call took {@code micros} microseconds ({@code ok} false if it failed). A call the Redis
+     * store sends once more on a fresh connection after a broken one (as after a Redis restart) is one
+     * call, timed over both attempts, and failed only if the second attempt fails too.
+     */
     default void onStoreCall(long micros, boolean ok) {
     }
 
-    /** A store call failed; the decision followed the failure mode. */
+    /** A store call failed (its second attempt too, if it was sent again); the decision followed the failure mode. */
     default void onStoreError(Throwable error) {
     }
 

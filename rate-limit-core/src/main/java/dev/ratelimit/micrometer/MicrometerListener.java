@@ -35,7 +35,8 @@ import java.util.function.LongSupplier;
  *       after each decision, a histogram with buckets every 10 (bucket {@code le="10.0"} counts the
  *       decisions that left at most 10% of the limit);</li>
  *   <li>{@code ratelimit_decision_seconds}: the whole decision (histogram, for p50/p99);</li>
- *   <li>{@code ratelimit_store_seconds{result}}: each store call, {@code ok} or {@code error};</li>
+ *   <li>{@code ratelimit_store_seconds{result}}: each store call, {@code ok} or {@code error} (see
+ *       {@link RateLimitListener#onStoreCall} for a call sent again);</li>
  *   <li>{@code ratelimit_store_errors_total};</li>
  *   <li>{@code ratelimit_store_health{state}}: 1 for the current state ({@code up},
  *       {@code degraded}: deciding by the failure mode, e.g. the local fallback; {@code circuit_open}),

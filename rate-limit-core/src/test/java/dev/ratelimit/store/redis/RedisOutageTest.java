@@ -208,6 +208,46 @@ class RedisOutageTest {
         throw (T) failure;
     }
 
+    /**
+     * A Redis restart between two decisions breaks the pooled connection: the next call fails fast and
+     * is sent once more on a fresh connection, which answers. The listener hears one successful store
+     * call, timed over both attempts, and no error: the health never leaves UP.
+     */
+    @Test
+    void aCallSentAgainAfterARestartIsOneSuccessfulStoreCallAndNoError() {
+        List<Long> calls = new CopyOnWriteArrayList<>();
+        RateLimitListener counting = new RateLimitListener() {
+            @Override
+            public void onStoreCall(long micros, boolean ok) {
+                calls.add(ok ? 1L : 0L);
+            }
+
+            @Override
+            public void onStoreError(Throwable error) {
+                errors.add(error);
+            }
+
+            @Override
+            public void onHealthChange(StoreHealth previous, StoreHealth current) {
+                health.add(previous + "->" + current);
+            }
+        };
+        try (RedisStore store = RedisStore.builder().url(redis.url()).failureMode(FailureMode.FAIL_CLOSED).clock(clock)
+                .listener(counting).build()) {
+            RateLimiter limiter = store.limiter(LIMIT);
+            assertThat(limiter.tryAcquire("client").source()).isEqualTo(Source.STORE);
+
+            redis.restart();
+            Decision after = limiter.tryAcquire("client");
+
+            assertThat(after.source()).isEqualTo(Source.STORE);
+            assertThat(after.remaining()).as("Redis restarted empty").isEqualTo(3);
+            assertThat(calls).as("one successful call each decision, the failed attempt folded in").containsExactly(1L, 1L);
+            assertThat(errors).isEmpty();
+            assertThat(health).isEmpty();
+        }
+    }
+
     @Test
     void failClosedSaysTheStoreIsUnavailableAndWhenToComeBack() {
         try (RedisStore store = store(FailureMode.FAIL_CLOSED)) {

@@ -170,6 +170,20 @@ class MicrometerListenerTest {
     }
 
     @Test
+    void countsTheLocalFallbacksDecisionsInShadowModeAsTheFallbackDecidedThemNotAsFailedOpen() {
+        // Store down under LOCAL_FALLBACK, in shadow mode: the fallback still decides, so its refusal is
+        // an over-the-limit request let through (shadow_rejected), its admission a fallback_allowed.
+        Decision refused = new Decision(Verdict.REJECTED, Source.LOCAL_FALLBACK, login.policies().get(0), 5, 0, 0, 1_000);
+        Decision allowed = new Decision(Verdict.ALLOWED, Source.LOCAL_FALLBACK, login.policies().get(0), 5, 4, 0, 0);
+        listener.onDecision(new DecisionEvent("free", "login", login, refused, true, 10));
+        listener.onDecision(new DecisionEvent("free", "login", login, allowed, true, 10));
+
+        assertThat(decisions("shadow_rejected")).isEqualTo(1);
+        assertThat(decisions("fallback_allowed")).isEqualTo(1);
+        assertThat(decisions("failed_open")).isZero();
+    }
+
+    @Test
     void countsUndecidedRequestsByReasonAndOutcomeApartFromDecisions() {
         listener.onUndecided(Undecided.INVALID_CLIENT, false);
         listener.onUndecided(Undecided.INVALID_CLIENT, false);

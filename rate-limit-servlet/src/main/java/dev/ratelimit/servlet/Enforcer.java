@@ -23,6 +23,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.slf4j.Logger;
 
 import java.io.IOException;
+import java.lang.reflect.UndeclaredThrowableException;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -192,11 +193,18 @@ final class Enforcer {
             }
             problems.send(request, response, Problem.invalidClient(e.error(), e.detail()));
             return false;
+        } catch (Exception e) {
+            throw unchecked(e);
         }
         if (allowlist.allowsClient(clientId)) {
             return true;
         }
-        String tier = tiers.tier(clientId);
+        String tier;
+        try {
+            tier = tiers.tier(clientId);
+        } catch (Exception e) {
+            throw unchecked(e);
+        }
         Binding[] bindings = tier == null ? null : byTier.get(tier);
         if (bindings == null) {
             tierLog.warn("TierResolver " + tiers.getClass().getName() + " returned a tier the configuration does not define; "
@@ -209,7 +217,12 @@ final class Enforcer {
         // Read before the store decides: its reset times are relative to its own reading, and adding
         // them to a later one would push an epoch-aligned window's end into the next second.
         long now = clock.nowMicros();
-        Decision decision = binding.limiter().tryAcquire(ipv6Networks.countedId(clientId), binding.cost());
+        Decision decision;
+        try {
+            decision = binding.limiter().tryAcquire(ipv6Networks.countedId(clientId), binding.cost());
+        } catch (Exception e) {
+            throw unchecked(e);
+        }
         if (decision == null || decision.verdict() == null || decision.source() == null) {
             // A custom store's bug: undecided, never reported as a decision as well.
             throw new IllegalStateException(binding.limiter().getClass().getName() + " returned "
@@ -221,6 +234,15 @@ final class Enforcer {
                     clock.nowMicros() - now));
         }
         return answer(request, response, tier, binding, decision, now, shadowed);
+    }
+
+    /**
+     * {@code e}, thrown by a custom resolver or store, as an unchecked exception, which the filter's
+     * failure mode handles: code in Kotlin or Groovy throws checked exceptions without declaring them,
+     * and an {@code IOException} left as it is would leave {@code doFilter} as the container's 500.
+     */
+    private static RuntimeException unchecked(Exception e) {
+        return e instanceof RuntimeException unchecked ? unchecked : new UndeclaredThrowableException(e);
     }
 
     private boolean answer(HttpServletRequest request, HttpServletResponse response, String tier, Binding binding,

@@ -13,6 +13,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.lang.reflect.UndeclaredThrowableException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -168,7 +169,9 @@ public final class RateLimitFilter implements Filter {
             FailureMode mode = s.failureMode();
             boolean shadowed = current.shadows(request);
             passOn = mode != FailureMode.FAIL_CLOSED || shadowed;
-            log.warn("RateLimitFilter could not decide a request: " + ThrottledLog.describe(e) + "; "
+            // A checked exception a custom resolver or store threw undeclared comes wrapped: name it.
+            Throwable cause = e instanceof UndeclaredThrowableException u && u.getCause() != null ? u.getCause() : e;
+            log.warn("RateLimitFilter could not decide a request: " + ThrottledLog.describe(cause) + "; "
                     + (passOn ? "passed on unlimited" : "answered 503") + " (failure mode " + mode
                     + (shadowed ? ", shadow mode" : "") + ")");
             // Marked like a counted request: a later pass of it (a second mapping, a forward, an

@@ -11,6 +11,7 @@ import dev.ratelimit.Undecided;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.servlet.client.ClientIdResolver;
 import dev.ratelimit.servlet.client.InvalidClientException;
+import dev.ratelimit.servlet.client.TierResolver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -202,19 +203,15 @@ class RefusalsTest {
         assertThat(body(response)).containsEntry("error", "rate_limit_unavailable").containsEntry("retry_after", 1);
     }
 
-    /** What a custom resolver or a listener may throw: an exception, or a class missing or of another version. */
+    /**
+     * What a custom resolver, store or listener may throw: an exception (a checked one too, which code
+     * in Kotlin or Groovy throws without declaring it), or a class missing or of another version.
+     */
     static Stream<Throwable> unexpectedFailures() {
         return Stream.of(new IllegalStateException("metrics backend down"), new NullPointerException("no principal"),
+                new IOException("directory service socket closed"),
                 new NoClassDefFoundError("io/micrometer/core/instrument/Counter"),
                 new NoSuchMethodError("'java.lang.String com.example.Principal.id()'"));
-    }
-
-    /**
-     * What a listener may throw: the failures above, and a checked exception, which a listener written
-     * in Kotlin or Groovy throws without declaring it (neither language checks them).
-     */
-    static Stream<Throwable> listenerFailures() {
-        return Stream.concat(unexpectedFailures(), Stream.of(new IOException("metrics agent socket closed")));
     }
 
     private static RuntimeException thrown(Throwable failure) {
@@ -249,7 +246,30 @@ class RefusalsTest {
     }
 
     @ParameterizedTest
-    @MethodSource("listenerFailures")
+    @MethodSource("unexpectedFailures")
+    void followsTheFailureModeWhenACustomTierResolverOrStoreThrows(Throwable failure) {
+        TierResolver brokenTiers = clientId -> {
+            throw thrown(failure);
+        };
+        FixedStore brokenStore = new FixedStore(limit -> {
+            throw thrown(failure);
+        });
+        start(RateLimitFilter.builder().tierResolver(brokenTiers));
+        assertThat(server.get("/api/scan").statusCode()).isEqualTo(200);
+        server.close();
+        start(RateLimitFilter.builder().store(brokenStore));
+        assertThat(server.get("/api/scan").statusCode()).isEqualTo(200);
+        server.close();
+
+        start(RateLimitFilter.builder().tierResolver(brokenTiers).failureMode(FailureMode.FAIL_CLOSED));
+        assertThat(server.get("/api/scan").statusCode()).isEqualTo(503);
+        server.close();
+        start(RateLimitFilter.builder().store(brokenStore).failureMode(FailureMode.FAIL_CLOSED));
+        assertThat(server.get("/api/scan").statusCode()).isEqualTo(503);
+    }
+
+    @ParameterizedTest
+    @MethodSource("unexpectedFailures")
     void ignoresAListenerThatThrows(Throwable failure) {
         RateLimitListener throwing = new RateLimitListener() {
             @Override
@@ -266,7 +286,7 @@ class RefusalsTest {
     }
 
     @ParameterizedTest
-    @MethodSource("listenerFailures")
+    @MethodSource("unexpectedFailures")
     void aListenerThatThrowsOnAnUndecidedRequestChangesNoAnswer(Throwable failure) {
         RateLimitListener throwing = new RateLimitListener() {
             @Override

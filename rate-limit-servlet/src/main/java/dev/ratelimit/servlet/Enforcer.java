@@ -223,10 +223,10 @@ final class Enforcer {
         } catch (Exception e) {
             throw unchecked(e);
         }
-        if (decision == null || decision.verdict() == null || decision.source() == null) {
+        if (decision == null || decision.verdict() == null || decision.source() == null || decision.policy() == null) {
             // A custom store's bug: undecided, never reported as a decision as well.
             throw new IllegalStateException(binding.limiter().getClass().getName() + " returned "
-                    + (decision == null ? "no decision" : "a decision without a verdict or source"));
+                    + (decision == null ? "no decision" : "a decision without a verdict, source or policy"));
         }
         boolean shadowed = shadow || binding.shadow();
         if (listener != RateLimitListener.NONE) {

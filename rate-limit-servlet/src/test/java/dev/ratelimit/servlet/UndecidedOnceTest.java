@@ -1,7 +1,10 @@
 package dev.ratelimit.servlet;
 
+import dev.ratelimit.Decision;
 import dev.ratelimit.DecisionEvent;
 import dev.ratelimit.ManualClock;
+import dev.ratelimit.Source;
+import dev.ratelimit.Verdict;
 import jakarta.servlet.DispatcherType;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.junit.jupiter.api.AfterEach;
@@ -113,6 +116,20 @@ class UndecidedOnceTest {
         // decision and then, when the filter fails on it, as undecided too.
         server = TestServer.start(RateLimitFilter.builder().clock(clock).listener(recorder)
                 .store(new FixedStore(limit -> null)).build());
+
+        HttpResponse<String> r = server.get("/api/scan");
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(events).isEmpty();
+        assertThat(undecided).containsExactly("FAILURE passed");
+    }
+
+    @Test
+    void aStoreReturningADecisionWithoutAPolicyIsUndecidedNotAlsoADecision() {
+        // Without a policy the decision has no limit to report or answer with: a listener recording
+        // it would fail on it, and so would the headers, reporting the request a second time.
+        server = TestServer.start(RateLimitFilter.builder().clock(clock).listener(recorder)
+                .store(new FixedStore(limit -> new Decision(Verdict.ALLOWED, Source.STORE, null, 10, 9, 0, 0))).build());
 
         HttpResponse<String> r = server.get("/api/scan");
 

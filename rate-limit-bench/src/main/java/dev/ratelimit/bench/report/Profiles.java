@@ -14,6 +14,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
 
@@ -28,24 +29,30 @@ final class Profiles {
     private Profiles() {
     }
 
+    /**
+     * The section, if the run recorded profiles or the script said why it could not ({@code profile} in
+     * {@code skipped.txt}): a profile that failed is said, never left out silently.
+     */
     static void write(Markdown md, Results results) {
         Path dir = results.dir().resolve("profiles");
-        if (!Files.isDirectory(dir)) {
-            return;
+        List<Path> recordings = List.of();
+        if (Files.isDirectory(dir)) {
+            try (Stream<Path> files = Files.walk(dir)) {
+                recordings = files.filter(f -> f.toString().endsWith(".jfr")).sorted().toList();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
-        List<Path> recordings;
-        try (Stream<Path> files = Files.walk(dir)) {
-            recordings = files.filter(f -> f.toString().endsWith(".jfr")).sorted().toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        Optional<String> skipped = results.skipped("profile");
         if (recordings.isEmpty()) {
+            skipped.ifPresent(reason -> md.heading(2, "Profiles of our hot path").paragraph("Not run: " + reason));
             return;
         }
         md.heading(2, "Profiles of our hot path");
         md.paragraph("JFR execution samples of our token bucket (JMH `-prof jfr`, 1 thread). JFR samples at safepoint-free "
                 + "points but attributes a stalled load to the instruction waiting for it, so a cache miss shows on the line "
                 + "that first touches the missed memory.");
+        skipped.ifPresent(reason -> md.paragraph("Not every profile was recorded: " + reason + "."));
         for (Path recording : recordings) {
             write(md, dir.relativize(recording).getName(0).toString(), recording);
         }

@@ -3,6 +3,7 @@ package dev.ratelimit.bench.report;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import jdk.jfr.Recording;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -302,5 +303,28 @@ class BenchmarksReportTest {
                 + "\"clients\":1000,\"tracked\":1000,\"bytesPerClient\":100.04}]");
 
         assertThat(render()).contains("| <= 100 bytes per tracked client for the token bucket in memory | 100.04 B | **missed**");
+    }
+
+    @Test
+    void profilesTheScriptCouldNotRecordSayWhy() throws IOException {
+        Files.writeString(dir.resolve("skipped.txt"), "profile: JMH's JFR profiler failed\n");
+
+        assertThat(render()).contains("## Profiles of our hot path\n\nNot run: JMH's JFR profiler failed");
+    }
+
+    @Test
+    void aProfileMissingBesideARecordedOneIsSaid() throws IOException {
+        // The fresh-key profile was recorded, the pre-generated one failed: the section must not pass for complete.
+        Path recording = dir.resolve("profiles/token-bucket-UNIFORM_1M-FRESH/profile.jfr");
+        Files.createDirectories(recording.getParent());
+        try (Recording r = new Recording()) {
+            r.start();
+            r.stop();
+            r.dump(recording);
+        }
+        Files.writeString(dir.resolve("skipped.txt"), "profile: JMH's JFR profiler failed\n");
+
+        assertThat(render()).contains("### token-bucket-UNIFORM_1M-FRESH (0 samples)")
+                .contains("Not every profile was recorded: JMH's JFR profiler failed.");
     }
 }

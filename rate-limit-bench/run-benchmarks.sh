@@ -145,6 +145,15 @@ touch "$OUT/skipped.txt"
 wanted memory && { rm -rf "$OUT"/jmh-inmemory-* "$OUT"/rounds/memory-* "$OUT/memory.json" "$OUT/profiles"; sed -i '/^\(in-memory\|memory\|profile\):/d' "$OUT/skipped.txt"; }
 wanted redis && { rm -f "$OUT"/jmh-redis-* "$OUT"/rounds/redis-* "$OUT"/redis-*; sed -i '/^redis:/d' "$OUT/skipped.txt"; }
 wanted http && { rm -f "$OUT"/http-*; sed -i '/^http:/d' "$OUT/skipped.txt"; }
+# Which run measured each part: the report says so when parts come from different runs (--only keeps the others)
+# and marks a part measured with --quick as quick, also when this run or a re-run of the report is not.
+touch "$OUT/measured.txt"
+for part in memory redis http; do
+  if wanted "$part"; then
+    sed -i "/^$part:/d" "$OUT/measured.txt"
+    echo "$part: $MODE mode, commit ${COMMIT:-unknown}, started $STARTED" >> "$OUT/measured.txt"
+  fi
+done
 
 # ---------------------------------------------------------------------------------------------
 log "building ($MODE mode)"

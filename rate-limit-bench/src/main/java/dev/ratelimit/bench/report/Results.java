@@ -22,7 +22,9 @@ import java.util.stream.Stream;
  * A results directory as the benchmark script leaves it: {@code jmh-*.json} (JMH), {@code memory.json},
  * {@code redis-costs.json}, {@code redis-benchmark-c<N>.csv}, {@code http-<variant>.txt} (wrk),
  * {@code profiles/} (JFR), {@code rounds/<part>-r<round>-<cell>.json} (JMH, the target cells measured again
- * in paired rounds) and {@code skipped.txt} (one {@code section: reason} line per part not run).
+ * in paired rounds), {@code skipped.txt} (one {@code section: reason} line per part not run) and
+ * {@code measured.txt} (one {@code part: mode, commit, start} line per part, from the run that measured it: with
+ * {@code --only}, parts kept from earlier runs keep their own line).
  */
 final class Results {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -32,6 +34,7 @@ final class Results {
     private final List<JmhResult> jmh = new ArrayList<>();
     private final Map<Integer, List<JmhResult>> rounds = new TreeMap<>();
     private final Map<String, String> skipped = new LinkedHashMap<>();
+    private final Map<String, String> measured = new LinkedHashMap<>();
 
     Results(Path dir) {
         this.dir = dir;
@@ -53,6 +56,15 @@ final class Results {
                     if (colon > 0) {
                         // every reason a part gave, not only its last
                         skipped.merge(line.substring(0, colon).trim(), line.substring(colon + 1).trim(), (a, b) -> a + "; " + b);
+                    }
+                }
+            }
+            Path runs = dir.resolve("measured.txt");
+            if (Files.exists(runs)) {
+                for (String line : Files.readAllLines(runs)) {
+                    int colon = line.indexOf(':');
+                    if (colon > 0) {
+                        measured.put(line.substring(0, colon).trim(), line.substring(colon + 1).trim());
                     }
                 }
             }
@@ -94,6 +106,11 @@ final class Results {
     /** Why {@code section} was not run, if the script said so. */
     Optional<String> skipped(String section) {
         return Optional.ofNullable(skipped.get(section));
+    }
+
+    /** Which run measured each part ({@code memory}, {@code redis}, {@code http}): "quick mode, commit 46adefd, started ...". */
+    Map<String, String> measured() {
+        return measured;
     }
 
     /** A JSON file of the directory, if present. */

@@ -327,4 +327,34 @@ class BenchmarksReportTest {
         assertThat(render()).contains("### token-bucket-UNIFORM_1M-FRESH (0 samples)")
                 .contains("Not every profile was recorded: JMH's JFR profiler failed.");
     }
+
+    @Test
+    void partsKeptFromAQuickRunAreMarkedQuickInAFullRunOfAnotherPart() throws IOException {
+        // --quick measured everything at commit aaa; "--only http" re-ran HTTP in full mode at commit bbb and kept the rest.
+        Files.writeString(dir.resolve("measured.txt"), "memory: quick mode, commit aaa, started 2026-01-01T00:00Z\n"
+                + "redis: quick mode, commit aaa, started 2026-01-01T00:00Z\n"
+                + "http: full mode, commit bbb, started 2026-01-02T00:00Z\n");
+
+        String md = BenchmarksReport.render(new Results(dir), MACHINE, "rate-limit-bench/run-benchmarks.sh --only http",
+                "2026-01-02T00:00Z", "full", "bbb");
+
+        assertThat(md).contains("**Quick mode** for memory, redis: short iterations and fewer shapes")
+                .contains("The parts come from different runs: memory: quick mode, commit aaa, started 2026-01-01T00:00Z; "
+                        + "redis: quick mode, commit aaa, started 2026-01-01T00:00Z; http: full mode, commit bbb, started "
+                        + "2026-01-02T00:00Z.");
+    }
+
+    @Test
+    void theReportReRunOnItsOwnOverQuickResultsSaysQuickMode() throws IOException {
+        // docs/benchmarks.md's command to re-run the report gives no --mode.
+        Files.writeString(dir.resolve("measured.txt"), "memory: quick mode, commit aaa, started 2026-01-01T00:00Z\n"
+                + "redis: quick mode, commit aaa, started 2026-01-01T00:00Z\n"
+                + "http: quick mode, commit aaa, started 2026-01-01T00:00Z\n");
+        Path out = dir.resolve("BENCHMARKS.md");
+
+        BenchmarksReport.main(new String[] {"--results", dir.toString(), "--out", out.toString()});
+
+        assertThat(Files.readString(out)).contains("(quick mode)").contains("**Quick mode**: short iterations")
+                .doesNotContain("full mode").doesNotContain("different runs");
+    }
 }

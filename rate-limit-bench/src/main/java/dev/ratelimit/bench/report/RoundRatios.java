@@ -18,14 +18,19 @@ import java.util.function.Predicate;
  */
 record RoundRatios(List<Double> perRound) {
 
-    /** The ratios of {@code ours} over {@code peer} in each round holding one result of each; empty if none does. */
+    /**
+     * The ratios of {@code ours} over {@code peer} in each round holding one result of each with a score (a
+     * result without a number measured nothing: counted, its NaN would sort above every ratio and move the
+     * median); empty if none does.
+     */
     static Optional<RoundRatios> of(Map<Integer, List<JmhResult>> rounds, Predicate<JmhResult> ours, Predicate<JmhResult> peer) {
         List<Double> ratios = new ArrayList<>();
         for (List<JmhResult> round : rounds.values()) {
             Optional<JmhResult> a = round.stream().filter(ours).findFirst();
             Optional<JmhResult> b = round.stream().filter(peer).findFirst();
-            if (a.isPresent() && b.isPresent()) {
-                ratios.add(a.get().score() / b.get().score());
+            double ratio = a.isPresent() && b.isPresent() ? a.get().score() / b.get().score() : Double.NaN;
+            if (Double.isFinite(ratio)) {
+                ratios.add(ratio);
             }
         }
         return ratios.isEmpty() ? Optional.empty() : Optional.of(new RoundRatios(List.copyOf(ratios)));

@@ -357,4 +357,26 @@ class BenchmarksReportTest {
         assertThat(Files.readString(out)).contains("(quick mode)").contains("**Quick mode**: short iterations")
                 .doesNotContain("full mode").doesNotContain("different runs");
     }
+
+    @Test
+    void aRoundWhoseResultHasNoScoreIsNotCountedAsARound() throws IOException {
+        // Round 2's Bucket4j result carries no number (a hand-edited or cut-off JSON): ours/Bucket4j is 4.00x and
+        // 5.50x in the two rounds that measured both, a median of 4.75x: missed. Counted as a round, the NaN would
+        // sort above every ratio and make 5.50x the median.
+        double[] ours = {4_000_000, 5_000_000, 5_500_000};
+        String[] bucket4j = {"1000000", "NaN", "1000000"};
+        Files.createDirectories(dir.resolve("rounds"));
+        for (int round = 1; round <= 3; round++) {
+            ArrayNode all = JSON.createArrayNode();
+            jmh(all, "memory.InMemoryBenchmark.decide", 1, ours[round - 1], 0, 0,
+                    "contender", "OURS_TOKEN_BUCKET", "shape", "UNIFORM_100K", "keys", "PREGENERATED");
+            jmh(all, "memory.InMemoryBenchmark.decide", 1, 0, 0, 0,
+                    "contender", "BUCKET4J", "shape", "UNIFORM_100K", "keys", "PREGENERATED")
+                    .with("primaryMetric").put("score", bucket4j[round - 1]);
+            JSON.writeValue(dir.resolve("rounds/memory-r" + round + "-UNIFORM_100K-PREGENERATED.json").toFile(), all);
+        }
+
+        assertThat(render()).contains("| >= 5x Bucket4j's decisions/s (100k and 1M keys, 1 thread) | "
+                + "100k uniform pre-gen. 4.75x (2 rounds: 4.00x-5.50x) | **missed**");
+    }
 }

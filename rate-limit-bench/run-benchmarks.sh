@@ -8,9 +8,10 @@
 # EXAMPLE_JAR=/path/to/app.jar uses that executable jar of the example app instead of building it.
 # Run it on a quiet machine: the benchmarks share the cores with everything else running.
 # Needs a JDK 17+ and Maven 3.8+. The Redis part needs redis-server, redis-cli and redis-benchmark
-# (Debian: redis-server, redis-tools), the HTTP part wrk and curl (Debian: wrk, curl) and the example app's
-# executable jar (built here when the module has one). Missing Debian packages are installed with
-# apt-get when running as root; a part that still cannot run is skipped and BENCHMARKS.md says why.
+# (Debian: redis-server, redis-tools), the HTTP part wrk and curl (Debian: wrk, curl), redis-server and
+# redis-cli for its Redis variant, and the example app's executable jar (built here when the module has
+# one). Missing Debian packages are installed with apt-get when running as root; a part that still
+# cannot run is skipped and BENCHMARKS.md says why.
 # Raw results (JMH JSON, redis-benchmark CSV, wrk output, JFR recordings) stay in
 # rate-limit-bench/target/bench-results.
 set -euo pipefail
@@ -27,7 +28,7 @@ while [[ $# -gt 0 ]]; do
       [[ $# -ge 2 && $2 =~ ^(memory|redis|http)(,(memory|redis|http))*$ ]] \
         || { echo "--only needs parts from memory,redis,http, e.g. --only http" >&2; exit 2; }
       ONLY=$2; COMMAND+=" --only $2"; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set /{/^#/p}' "$0"; exit 0 ;;
     *) echo "unknown argument: $1 (use --quick, --only PARTS or nothing)" >&2; exit 2 ;;
   esac
   shift
@@ -262,7 +263,7 @@ elif ! ensure_tool wrk wrk; then
   skip "http" "wrk not found (Debian: apt-get install wrk)"
 elif ! ensure_tool curl curl; then
   skip "http" "curl not found to wait for the app's /health (Debian: apt-get install curl)"
-elif ! command -v redis-server >/dev/null 2>&1 || ! ensure_tool redis-cli redis-tools; then
+elif ! ensure_tool redis-server redis-server || ! ensure_tool redis-cli redis-tools; then
   skip "http" "redis-server or redis-cli not found for the Redis variant"
 else
   # run_http VARIANT ROUND LABEL FILTER CONFIG [REDIS_URL]: starts the app, warms it, measures, stops it.

@@ -379,4 +379,33 @@ class BenchmarksReportTest {
         assertThat(render()).contains("| >= 5x Bucket4j's decisions/s (100k and 1M keys, 1 thread) | "
                 + "100k uniform pre-gen. 4.75x (2 rounds: 4.00x-5.50x) | **missed**");
     }
+
+    @Test
+    void targetsMeasuredExactlyAtTheirBarAreMet() throws IOException {
+        // 2.5 M / 0.5 M = 5x Bucket4j, 10 M / 2.5 M = 4x the floor, 56 B; on Redis 56 k / 80 k = 70% of the ceiling and
+        // 56 k / 31.1 k = 1.8x Bucket4j at 4 and 16 threads; 45 k / 50 k = 90% of the app without the filter; 100 B.
+        inMemory("OURS_TOKEN_BUCKET", "PREGENERATED", 2_500_000, 56, 0);
+        inMemory("BUCKET4J", "PREGENERATED", 500_000, 104, 0);
+        inMemory("CHM_GET_FLOOR", "PREGENERATED", 10_000_000, 0, 0);
+        for (int threads : new int[] {4, 16}) {
+            ArrayNode redis = JSON.createArrayNode();
+            jmh(redis, "redis.RedisBenchmark.decide", threads, 56_000, 0, 0, "contender", "OURS_TOKEN_BUCKET", "shape", "UNIFORM_100K");
+            jmh(redis, "redis.RedisBenchmark.decide", threads, 56_000 / 1.8, 0, 0, "contender", "BUCKET4J", "shape", "UNIFORM_100K");
+            jmh(redis, "redis.RedisBenchmark.decide", threads, 80_000, 0, 0, "contender", "JEDIS_EVALSHA_RETURN_1", "shape", "UNIFORM_100K");
+            JSON.writeValue(dir.resolve("jmh-redis-t" + threads + ".json").toFile(), redis);
+        }
+        Files.writeString(dir.resolve("http-nofilter-1.txt"), wrk("no filter", 50_000));
+        Files.writeString(dir.resolve("http-memory-1.txt"), wrk("in-memory store", 45_000));
+        Files.writeString(dir.resolve("memory.json"), "[{\"contender\":\"OURS_TOKEN_BUCKET\",\"label\":\"ours: token bucket\","
+                + "\"clients\":1000,\"tracked\":1000,\"bytesPerClient\":100.0}]");
+
+        assertThat(render()).contains("| >= 5x Bucket4j's decisions/s (100k and 1M keys, 1 thread) | 100k uniform pre-gen. 5.00x | **met** |")
+                .contains("| within 4x of the bare map lookup (same shapes) | 100k uniform pre-gen. floor/ours 4.00x | **met** |")
+                .contains("| at most one allocation per decision (<= 56 B, pre-generated keys) | token bucket: 100k uniform 56 B; "
+                        + "worst of the four fixed-state algorithms 56 B | **met** |")
+                .contains("| >= 1.8x Bucket4j's decisions/s at 16 threads | token bucket: 16 threads 1.80x | **met** |")
+                .contains("| >= 70% of the Jedis EVALSHA ceiling at 4 and 16 threads | token bucket: 4 threads 70%; 16 threads 70% | **met** |")
+                .contains("| the in-memory filter costs <= 10% of the plain app's throughput | 90% of \"no filter\" | **met** |")
+                .contains("| <= 100 bytes per tracked client for the token bucket in memory | 100 B | **met** |");
+    }
 }

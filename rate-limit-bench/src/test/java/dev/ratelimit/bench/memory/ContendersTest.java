@@ -1,6 +1,8 @@
 package dev.ratelimit.bench.memory;
 
+import dev.ratelimit.Decision;
 import dev.ratelimit.TokenBucket;
+import io.github.bucket4j.ConsumptionProbe;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -85,5 +87,21 @@ class ContendersTest {
                 assertThat(c.allowed(c.decide("apikey:k" + i))).as(kind + " key " + i).isTrue();
             }
         }
+    }
+
+    @Test
+    void theBenchmarksBucketLikeContendersShareOneCapacityWithHalfSpentBeforeTheRun() {
+        // docs/benchmarks.md: 2,000,000,000 tokens, half spent on every key before the run, so the limits are equivalent
+        // and no key is ever full (forgotten) or empty (rejecting) during a run. One decision later, each has the same left.
+        long left = ContenderKind.CAPACITY - ContenderKind.PRESPEND - 1;
+        Contender ours = ContenderKind.OURS_TOKEN_BUCKET.create(8);
+        Contender gcra = ContenderKind.OURS_GCRA.create(8);
+        Contender bucket4j = ContenderKind.BUCKET4J.create(8);
+        for (Contender c : List.of(ours, gcra, bucket4j)) {
+            c.prepare("apikey:a");
+        }
+        assertThat(((Decision) ours.decide("apikey:a")).remaining()).isEqualTo(left);
+        assertThat(((Decision) gcra.decide("apikey:a")).remaining()).isEqualTo(left);
+        assertThat(((ConsumptionProbe) bucket4j.decide("apikey:a")).getRemainingTokens()).isEqualTo(left);
     }
 }

@@ -169,6 +169,16 @@ public final class RedisServer implements AutoCloseable {
         return Resp.call(port, command);
     }
 
+    /**
+     * Redis {@code WAIT}: blocks until {@code replicas} replicas have acknowledged this node's writes,
+     * or {@code timeout} has passed, and returns how many did. The socket waits longer than the
+     * command, so a slow acknowledgement on a loaded machine is a count, not a read timeout.
+     */
+    public long awaitReplicas(int replicas, Duration timeout) {
+        long millis = timeout.toMillis();
+        return (Long) Resp.callWithin(port, (int) millis + 5_000, "WAIT", replicas, millis);
+    }
+
     /** Whether the process is running (it may still be paused). */
     public boolean isRunning() {
         Process p = process;

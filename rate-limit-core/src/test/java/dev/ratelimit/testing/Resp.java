@@ -37,7 +37,7 @@ public final class Resp {
         return callWithin(port, TIMEOUT_MILLIS, command);
     }
 
-    private static Object callWithin(int port, int timeoutMillis, Object... command) {
+    static Object callWithin(int port, int timeoutMillis, Object... command) {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress("127.0.0.1", port), timeoutMillis);
             socket.setSoTimeout(timeoutMillis);

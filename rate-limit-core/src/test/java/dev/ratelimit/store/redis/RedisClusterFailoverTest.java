@@ -47,13 +47,13 @@ class RedisClusterFailoverTest {
             assertThat(limiter.tryAcquire("survivor", 10).remaining()).isEqualTo(90);
             int slot = cluster.slot(survivorKey());
             RedisServer owner = cluster.masterOf(slot);
-            owner.call("WAIT", 1, 2000);
+            assertThat(owner.awaitReplicas(1, Duration.ofSeconds(10))).as("the replica has the client's state").isEqualTo(1L);
 
             RedisServer promoted = cluster.failover(cluster.currentMasters().indexOf(owner));
             assertThat(cluster.masterOf(slot)).isSameAs(promoted);
             assertThat(limiter.tryAcquire("survivor", 10).remaining()).as("after manual failover").isEqualTo(80);
 
-            promoted.call("WAIT", 1, 2000);
+            assertThat(promoted.awaitReplicas(1, Duration.ofSeconds(10))).as("the new replica has the client's state").isEqualTo(1L);
             RedisServer second = cluster.killMasterAndAwaitPromotion(cluster.currentMasters().indexOf(promoted));
             assertThat(cluster.masterOf(slot)).isSameAs(second);
             // The first calls may hit the dead node until the slot map is refreshed; then state is intact.
@@ -81,7 +81,7 @@ class RedisClusterFailoverTest {
             assertThat(limiter.tryAcquire("survivor", 10).remaining()).isEqualTo(90);
             int slot = frozenOne.slot(survivorKey());
             RedisServer owner = frozenOne.masterOf(slot);
-            assertThat(owner.call("WAIT", 1, 10_000)).as("the replica has the client's state").isEqualTo(1L);
+            assertThat(owner.awaitReplicas(1, Duration.ofSeconds(10))).as("the replica has the client's state").isEqualTo(1L);
             try {
                 RedisServer promoted = frozenOne.freezeMasterAndAwaitPromotion(frozenOne.currentMasters().indexOf(owner));
                 assertThat(frozenOne.masterOf(slot)).isSameAs(promoted);

@@ -41,7 +41,7 @@ class RedisSentinelFailoverTest {
                             .contains(Integer.toString(replica.port())));
             RateLimiter limiter = store.limiter(LIMIT);
             assertThat(limiter.tryAcquire("survivor", 10).remaining()).isEqualTo(90);
-            assertThat(master.call("WAIT", 1, 2000)).as("replicas that acknowledged the write").isEqualTo(1L);
+            assertThat(master.awaitReplicas(1, Duration.ofSeconds(10))).as("replicas that acknowledged the write").isEqualTo(1L);
 
             master.kill();
             Decision during = limiter.tryAcquire("survivor", 10);

@@ -1,0 +1,125 @@
+package dev.ratelimit.store.redis;
+
+import dev.ratelimit.FailureMode;
+import dev.ratelimit.Limit;
+import dev.ratelimit.Policy;
+import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Source;
+import dev.ratelimit.testing.RedisCluster;
+import dev.ratelimit.testing.RedisServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The README's least ACL user, set up by the README's own {@code ACL SETUSER} lines, on a Redis
+ * Cluster: the store reads the slot map with it, decides on every master, and follows a
+ * resharding's ASK redirections, all on Redis, with nothing refused but the optional CLIENT SETNAME.
+ */
+class RedisClusterAclTest {
+    private static final Limit LIMIT = Limit.of("cluster-acl", Policy.fixedWindow(10, Duration.ofDays(400)));
+    private static RedisCluster cluster;
+
+    @BeforeAll
+    static void start() {
+        cluster = RedisCluster.start(2, 0);
+        assumeTrue(cluster.nodes().get(0).hasFunctions(), "Redis Functions need Redis 7");
+    }
+
+    @AfterAll
+    static void stop() {
+        cluster.close();
+    }
+
+    @Test
+    void theReadmesLeastAclUserDecidesOnEveryMasterAndThroughAResharding() throws IOException {
+        List<List<String>> readmeAcl = readmeAclCommands();
+        assertThat(readmeAcl).as("ACL SETUSER lines in the README").isNotEmpty();
+        for (RedisServer node : cluster.nodes()) {
+            for (List<String> command : readmeAcl) {
+                node.call(command.toArray());
+            }
+            node.call("ACL", "LOG", "RESET");
+        }
+        List<String> errors = new CopyOnWriteArrayList<>();
+        RateLimitListener listener = new RateLimitListener() {
+            @Override
+            public void onStoreError(Throwable error) {
+                errors.add(String.valueOf(error));
+            }
+        };
+        String url = cluster.url().replace("redis-cluster://", "redis-cluster://ratelimit:password@");
+        try (RedisStore store = RedisStore.builder().url(url).failureMode(FailureMode.FAIL_CLOSED)
+                .readTimeout(Duration.ofSeconds(1)).listener(listener).build()) {
+            RateLimiter limiter = store.limiter(LIMIT);
+            RedisServer first = cluster.currentMasters().get(0);
+            RedisServer second = cluster.currentMasters().get(1);
+            String onFirst = clientOn(first);
+            String onSecond = clientOn(second);
+            assertThat(limiter.tryAcquire(onFirst).source()).as("errors: %s", errors).isEqualTo(Source.STORE);
+            assertThat(limiter.tryAcquire(onSecond).source()).as("errors: %s", errors).isEqualTo(Source.STORE);
+
+            // A resharding moves the first client's slot: its keys are on the importing master, reached by ASK.
+            RedisCluster.SlotMigration migration = cluster.startMigration(cluster.slot(keyOf(onFirst)), second);
+            migration.moveKeys();
+            assertThat(limiter.tryAcquire(onFirst).remaining()).as("errors: %s", errors).isEqualTo(8);
+            migration.finish();
+            assertThat(limiter.tryAcquire(onFirst).remaining()).as("errors: %s", errors).isEqualTo(7);
+        }
+        assertThat(errors).isEmpty();
+        for (RedisServer node : cluster.currentMasters()) {
+            assertThat(deniedByAcl(node)).as("ACL LOG of %s: only the optional CLIENT SETNAME", node)
+                    .allMatch(object -> object.equals("client|setname"));
+        }
+    }
+
+    /** Every {@code ACL SETUSER ratelimit ...} line of the README, word for word, without a trailing comment. */
+    private static List<List<String>> readmeAclCommands() throws IOException {
+        List<List<String>> commands = new ArrayList<>();
+        for (String line : Files.readAllLines(Path.of("../README.md"))) {
+            if (line.startsWith("ACL SETUSER ratelimit ")) {
+                String command = line.contains("#") ? line.substring(0, line.indexOf('#')) : line;
+                commands.add(List.of(command.trim().split("\\s+")));
+            }
+        }
+        return commands;
+    }
+
+    private static List<String> deniedByAcl(RedisServer node) {
+        List<String> objects = new ArrayList<>();
+        for (Object entry : (List<?>) node.call("ACL", "LOG")) {
+            List<?> fields = (List<?>) entry;
+            for (int i = 0; i + 1 < fields.size(); i += 2) {
+                if ("object".equals(fields.get(i))) {
+                    objects.add(String.valueOf(fields.get(i + 1)));
+                }
+            }
+        }
+        return objects;
+    }
+
+    private static String keyOf(String client) {
+        return "rl:" + LIMIT.name() + ":" + LIMIT.fingerprint() + ":{" + ClientHash.sha256().of(client) + "}:0";
+    }
+
+    private static String clientOn(RedisServer master) {
+        for (int i = 0; ; i++) {
+            String client = "client-" + i;
+            if (cluster.masterOf(cluster.slot(keyOf(client))) == master) {
+                return client;
+            }
+        }
+    }
+}

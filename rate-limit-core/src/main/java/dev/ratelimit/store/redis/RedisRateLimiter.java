@@ -202,7 +202,7 @@ final class RedisRateLimiter implements RateLimiter {
         return false;
     }
 
-    /** Redis' TRYAGAIN: a multi-key call on keys that exist on neither node while their slot moves. */
+    /** Redis' TRYAGAIN: a multi-key call on keys that are not all on one node while their slot moves. */
     private static boolean isResharding(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof JedisDataException && t.getMessage() != null && t.getMessage().startsWith("TRYAGAIN")) {

@@ -35,8 +35,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * it (IMPORTING / MIGRATING, MIGRATE, SETSLOT NODE). Decisions, including those made while a slot is
  * half moved (ASK redirections to the new master), are made by Redis from the client's state: the count
  * is neither reset nor left to the failure mode. The one exception is Redis': a multi-key call for
- * keys that exist on neither master while their slot moves gets TRYAGAIN, so a composite limit's
- * brand-new client is decided by the failure mode until the slot has moved.
+ * keys that are not all on one master while their slot moves gets TRYAGAIN, so a composite limit's
+ * client missing one of its keys (brand-new, or its shorter policy's key expired) is decided by the
+ * failure mode until the slot has moved.
  */
 class RedisClusterReshardTest {
     private static final Duration LONG = Duration.ofDays(400);
@@ -200,6 +201,40 @@ class RedisClusterReshardTest {
             assertThat(store.health()).isEqualTo(StoreHealth.UP);
             assertStore(composite.tryAcquire(settled), 8, settled);
             migration.finish();
+        }
+    }
+
+    @Test
+    void anExistingCompositeClientWhoseShorterKeyExpiredIsLeftToTheFailureModeUntilItsSlotHasMoved() {
+        // Each key expires on its own, when forgetting it changes nothing: a second after this client's
+        // last request its fixed window's key is gone, while its 400-day counter's key lives on.
+        Limit shortAndLong = Limit.of("reshard-short-long", Policy.fixedWindow(50, Duration.ofSeconds(1)),
+                Policy.slidingWindowCounter(3, LONG));
+        Calls calls = new Calls();
+        try (RedisCluster cluster = RedisCluster.start(2, 0);
+             RedisStore store = RedisStore.builder().url(cluster.url()).readTimeout(Duration.ofSeconds(1))
+                     .circuitBreaker(1, Duration.ofMinutes(10)).listener(calls).build()) {
+            RateLimiter limiter = store.limiter(shortAndLong);
+            RedisServer source = cluster.currentMasters().get(0);
+            String regular = clientsOn(cluster, source, 1, "regular-").get(0);
+            String base = "rl:" + shortAndLong.name() + ":" + shortAndLong.fingerprint() + ":{" + ClientHash.sha256().of(regular) + "}:";
+            assertStore(limiter.tryAcquire(regular), 2, regular);
+            Awaitility.await("the fixed window's key to expire").atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> source.call("EXISTS", base + "0").equals(0L));
+            assertThat(source.call("EXISTS", base + "1")).as("the counter's key").isEqualTo(1L);
+
+            RedisServer added = cluster.addMaster();
+            RedisCluster.SlotMigration migration = cluster.startMigration(slotOf(regular), added);
+            assertThat(limiter.tryAcquire(regular).source()).as("slot migrating, keys not moved yet")
+                    .isEqualTo(Source.LOCAL_FALLBACK);
+            migration.moveKeys();
+            assertThat(limiter.tryAcquire(regular).source()).as("keys moved, slot not yet given")
+                    .isEqualTo(Source.LOCAL_FALLBACK);
+            assertThat(calls.errors).hasSize(2).allSatisfy(e -> assertThat(e).contains("TRYAGAIN"));
+            assertThat(store.health()).as("the master answered: its breaker (threshold 1) stays closed").isEqualTo(StoreHealth.UP);
+
+            migration.finish();
+            assertStore(limiter.tryAcquire(regular), 1, regular); // the counter's state moved with the slot
         }
     }
 

@@ -10,11 +10,13 @@ import dev.ratelimit.Source;
 import dev.ratelimit.StoreHealth;
 import dev.ratelimit.testing.RedisCluster;
 import dev.ratelimit.testing.RedisServer;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -23,7 +25,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A cluster of 3 masters without replicas (which keeps serving the slots it still has). A master that
+ * A cluster of 3 masters without replicas (which keeps serving the slots it still has under
+ * {@code cluster-require-full-coverage no}, as the harness sets it; under Redis' default every master
+ * refuses every call once the dead one is marked failed: the last test). A master that
  * freezes past the read timeout is not sent the call again (it would charge the client once per
  * copy when it wakes). When one master dies, the clients it held are decided by the failure mode and, once that master's circuit
  * breaker opens, no longer wait on it, while the other masters' clients keep deciding on Redis. With
@@ -106,6 +110,35 @@ class RedisClusterMasterDownTest {
             assertThat(frozen.call("PING")).isEqualTo("PONG");
 
             assertThat(limiter.tryAcquire(client).remaining()).as("charged for the call that timed out, once").isEqualTo(94);
+        }
+    }
+
+    @Test
+    void underRedisDefaultFullCoverageADeadMasterStopsTheOtherMastersToo() {
+        List<String> errors = new CopyOnWriteArrayList<>();
+        RateLimitListener listener = new RateLimitListener() {
+            @Override
+            public void onStoreError(Throwable error) {
+                errors.add(String.valueOf(error));
+            }
+        };
+        try (RedisCluster cluster = RedisCluster.start(3, 0, port -> List.of("--cluster-require-full-coverage", "yes"));
+             RedisStore store = RedisStore.builder().url(cluster.url()).failureMode(FailureMode.FAIL_CLOSED)
+                     .circuitBreaker(THRESHOLD, Duration.ofMinutes(10)).listener(listener).build()) {
+            RedisServer dying = cluster.currentMasters().get(0);
+            RedisServer live = cluster.currentMasters().get(1);
+            String served = clientOn(cluster, live, true);
+            RateLimiter limiter = store.limiter(LIMIT);
+            assertThat(limiter.tryAcquire(served).source()).isEqualTo(Source.STORE);
+
+            dying.kill();
+            // Once the cluster marks the dead master failed (cluster-node-timeout, 1 s here), it is down
+            // as a whole: no replica takes the dead master's slots, so that lasts.
+            Awaitility.await("the cluster to mark the dead master failed").atMost(Duration.ofSeconds(20))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> String.valueOf(live.call("CLUSTER", "INFO")).contains("cluster_state:fail"));
+            assertThat(limiter.tryAcquire(served).source()).as("a live master's client").isEqualTo(Source.FAIL_CLOSED);
+            assertThat(errors).last().asString().contains("CLUSTERDOWN");
         }
     }
 

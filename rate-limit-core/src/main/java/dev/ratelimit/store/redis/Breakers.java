@@ -10,8 +10,10 @@ import java.util.function.Function;
 /**
  * The store's circuit breakers. On a Redis Cluster the store created, one per master, found by the
  * hash slot of a decision's keys: a dead master opens only its own breaker, and the clients of the
- * other masters keep deciding on Redis. One shared breaker for everything else: a single node,
- * Sentinel, a cluster whose slot map is not known yet, or a cluster client passed in by the caller.
+ * other masters keep deciding on Redis. A call that failed on another node than the slot's owner (a
+ * master importing the slot, reached by ASK) is that node's failure ({@link #forNode}). One shared
+ * breaker for everything else: a single node, Sentinel, a cluster whose slot map is not known yet, or
+ * a cluster client passed in by the caller.
  *
  * <p>The store's health is the worst of the breakers (UP, then DEGRADED, then CIRCUIT_OPEN),
  * reported as one sequence of changes ({@code UP -> DEGRADED -> CIRCUIT_OPEN -> UP}) however many
@@ -56,6 +58,11 @@ final class Breakers {
         } catch (RuntimeException e) {
             node = null; // no slot map to ask: the shared breaker
         }
+        return forNode(node);
+    }
+
+    /** The breaker of Cluster master {@code node} (as {@code nodeOfKey} names it); the shared one for null. */
+    CircuitBreaker forNode(Object node) {
         if (node == null) {
             return shared;
         }

@@ -103,6 +103,19 @@ final class CircuitBreaker {
         }
     }
 
+    /**
+     * A call this breaker let through failed on another Redis node, whose breaker is told instead (a
+     * Cluster call redirected during a resharding): this breaker stays as it was, and if the call was
+     * its probe, lets the next one through.
+     */
+    void callWentElsewhere() {
+        if (health == StoreHealth.CIRCUIT_OPEN) {
+            synchronized (this) {
+                probing = false;
+            }
+        }
+    }
+
     /** When a decision last asked for this breaker or failed through it while it was not UP (µs, local clock). */
     long lastNeededMicros() {
         return lastNeeded;

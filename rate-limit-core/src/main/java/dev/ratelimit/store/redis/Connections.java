@@ -146,6 +146,43 @@ final class Connections implements AutoCloseable {
     }
 
     /**
+     * The Redis Cluster node this thread's last cluster call was last sent to (or tried to connect
+     * to): the master owning the keys' slot, or where a MOVED or ASK redirection sent it; null unless
+     * this store created a cluster client. Never calls Redis.
+     */
+    HostAndPort nodeTried() {
+        return clusterSlots instanceof NodeRecordingProvider recording ? recording.tried.get() : null;
+    }
+
+    /** Forgets {@link #nodeTried()} before a call, so that a call that never reached a node names none. */
+    void forgetNodeTried() {
+        if (clusterSlots instanceof NodeRecordingProvider recording) {
+            recording.tried.remove();
+        }
+    }
+
+    /** The slot map and node pools of a cluster client, remembering per thread the node each call went to last. */
+    private static final class NodeRecordingProvider extends ClusterConnectionProvider {
+        final ThreadLocal<HostAndPort> tried = new ThreadLocal<>();
+
+        NodeRecordingProvider(Set<HostAndPort> nodes, JedisClientConfig config, GenericObjectPoolConfig<Connection> pool) {
+            super(nodes, config, pool);
+        }
+
+        @Override
+        public Connection getConnectionFromSlot(int slot) {
+            tried.set(getNode(slot)); // the call routed by its keys' slot
+            return super.getConnectionFromSlot(slot);
+        }
+
+        @Override
+        public Connection getConnection(HostAndPort node) {
+            tried.set(node); // the call redirected by MOVED or ASK
+            return super.getConnection(node);
+        }
+    }
+
+    /**
      * After a connection failure on a cluster client this store created, reads the slot map again (at
      * most once a second): a master that stopped answering (its host down, calls timing out rather
      * than refused) may have been replaced by its replica, and no reply will say so. Jedis reads the
@@ -253,7 +290,8 @@ final class Connections implements AutoCloseable {
             case CLUSTER -> {
                 JedisClientConfig clientConfig = config.build();
                 // Our own provider, so the store can ask which master owns a slot (one breaker per master).
-                ClusterConnectionProvider slots = new ClusterConnectionProvider(nodes, clientConfig, pool);
+                // It also tells which node a failed call went to: during a resharding, not always the slot's owner.
+                ClusterConnectionProvider slots = new NodeRecordingProvider(nodes, clientConfig, pool);
                 try {
                     yield new Created(RedisClusterClient.builder()
                             .nodes(nodes)

@@ -122,6 +122,7 @@ final class RedisRateLimiter implements RateLimiter {
 
     private long[] call(List<String> keys, long cost, long sentAt) {
         String now = settings.timeFromClock() ? Long.toString(sentAt) : ScriptLimit.REDIS_TIME;
+        settings.connections().forgetNodeTried();
         return script.script().run(settings.calls(), settings.connections().client(), keys,
                 script.args(now, cost, settings.ttlSlackMillis()));
     }
@@ -156,11 +157,21 @@ final class RedisRateLimiter implements RateLimiter {
             if (connectionFailure) {
                 settings.connections().dropIdleConnections();
             }
+            // On a Cluster, the failure is the node's the call went to last: a master importing the keys'
+            // slot (reached by ASK) that died, not the slot's owner, whose other clients keep deciding on Redis.
+            CircuitBreaker failing = breaker;
+            Object tried = connectionFailure ? settings.connections().nodeTried() : null;
+            if (tried != null) {
+                failing = settings.breakers().forNode(tried);
+                if (failing != breaker) {
+                    breaker.callWentElsewhere();
+                }
+            }
             if (isResharding(e)) {
                 // TRYAGAIN: the master answered, a resharding is moving the keys' slot; not a failing Redis.
                 settings.breakers().onSuccess(breaker);
             } else {
-                settings.breakers().onFailure(breaker, now, e);
+                settings.breakers().onFailure(failing, now, e);
             }
             if (connectionFailure) {
                 settings.connections().renewSlotMapAfterFailure(now);

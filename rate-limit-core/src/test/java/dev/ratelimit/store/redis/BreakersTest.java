@@ -54,6 +54,24 @@ class BreakersTest {
     }
 
     @Test
+    void aProbeWhoseCallFailedOnAnotherMasterLeavesItsBreakerAsItWasAndFreeToProbeAgain() {
+        CircuitBreaker a = openBreakerOfA();
+        clock.advance(Duration.ofMillis(1_000));
+        assertThat(a.allowCall(clock.nowMicros())).as("the probe").isTrue();
+        // Redirected (ASK) to master B, which is down: B's failure, not A's.
+        CircuitBreaker b = breakers.forNode("B");
+        assertThat(b).isSameAs(breakers.forKey("b:1"));
+        breakers.onFailure(b, clock.nowMicros(), DOWN);
+        a.callWentElsewhere();
+
+        assertThat(a.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
+        assertThat(a.allowCall(clock.nowMicros())).as("A's next call is its probe").isTrue();
+        breakers.onSuccess(a);
+        assertThat(a.health()).isEqualTo(StoreHealth.UP);
+        assertThat(b.health()).isEqualTo(StoreHealth.DEGRADED);
+    }
+
+    @Test
     void theStoreIsUpAgainWhenEveryFailingMasterAnswers() {
         CircuitBreaker a = openBreakerOfA();
         CircuitBreaker b = breakers.forKey("b:1");

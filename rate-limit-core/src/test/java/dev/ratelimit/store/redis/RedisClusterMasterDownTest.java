@@ -114,6 +114,42 @@ class RedisClusterMasterDownTest {
     }
 
     @Test
+    void aMasterImportingASlotThatDiesOpensItsOwnBreakerNotTheSlotOwners() {
+        try (RedisCluster cluster = RedisCluster.start(2, 0);
+             RedisStore store = RedisStore.builder().url(cluster.url()).failureMode(FailureMode.FAIL_CLOSED)
+                     .readTimeout(Duration.ofSeconds(1)).circuitBreaker(THRESHOLD, Duration.ofMinutes(10)).build()) {
+            RedisServer owner = cluster.currentMasters().get(0);
+            String mover = clientOn(cluster, owner, true);
+            String stayer = null;
+            for (int i = 0; stayer == null; i++) {
+                int slot = cluster.slot(keyOf("stayer-" + i));
+                if (slot != cluster.slot(keyOf(mover)) && cluster.masterOf(slot) == owner) {
+                    stayer = "stayer-" + i;
+                }
+            }
+            RateLimiter limiter = store.limiter(LIMIT);
+            assertThat(limiter.tryAcquire(mover).source()).isEqualTo(Source.STORE);
+            assertThat(limiter.tryAcquire(stayer).source()).isEqualTo(Source.STORE);
+
+            // Scale-out: the mover's slot is half moved to a new master when that master dies.
+            RedisServer importing = cluster.addMaster();
+            RedisCluster.SlotMigration migration = cluster.startMigration(cluster.slot(keyOf(mover)), importing);
+            migration.moveKeys();
+            assertThat(limiter.tryAcquire(mover).remaining()).as("decided by the importing master (ASK)").isEqualTo(98);
+            importing.kill();
+            for (int i = 0; i < THRESHOLD + 2; i++) {
+                assertThat(limiter.tryAcquire(mover).source()).as("request %d of the mover", i).isEqualTo(Source.FAIL_CLOSED);
+            }
+
+            // The slot's owner answered every one of those calls (ASK): its other clients decide on Redis.
+            Decision stayed = limiter.tryAcquire(stayer);
+            assertThat(stayed.source()).as("a client of the live owner, in another slot").isEqualTo(Source.STORE);
+            assertThat(stayed.remaining()).isEqualTo(98);
+            assertThat(store.health()).as("the dead master's breaker").isEqualTo(StoreHealth.CIRCUIT_OPEN);
+        }
+    }
+
+    @Test
     void underRedisDefaultFullCoverageADeadMasterStopsTheOtherMastersToo() {
         List<String> errors = new CopyOnWriteArrayList<>();
         RateLimitListener listener = new RateLimitListener() {
@@ -146,10 +182,13 @@ class RedisClusterMasterDownTest {
     private static String clientOn(RedisCluster cluster, RedisServer master, boolean on) {
         for (int i = 0; ; i++) {
             String client = "client-" + i;
-            String key = "rl:" + LIMIT.name() + ":" + LIMIT.fingerprint() + ":{" + ClientHash.sha256().of(client) + "}:0";
-            if ((cluster.masterOf(cluster.slot(key)) == master) == on) {
+            if ((cluster.masterOf(cluster.slot(keyOf(client))) == master) == on) {
                 return client;
             }
         }
+    }
+
+    private static String keyOf(String client) {
+        return "rl:" + LIMIT.name() + ":" + LIMIT.fingerprint() + ":{" + ClientHash.sha256().of(client) + "}:0";
     }
 }

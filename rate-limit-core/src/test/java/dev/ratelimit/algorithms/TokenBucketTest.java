@@ -150,6 +150,22 @@ class TokenBucketTest {
         assertThat(daily.tryAcquire("k").allowed()).isTrue();
     }
 
+    @Test
+    void aBucketRefilledOnTheExactMicrosecondHoldsNoMoreThanItsCapacity() {
+        // 1 token, 3 per second: a token is 1,000,000 units, 3 units drip in per µs.
+        RateLimiter limiter = memoryLimiter(clock, TokenBucket.perSecond(1, 3));
+        assertThat(limiter.tryAcquire("k").allowed()).isTrue();
+        // 333,334 µs drip 1,000,002 units: full again, and the 2 units beyond full are lost.
+        clock.advanceMicros(333_334);
+        assertThat(limiter.tryAcquire("k").allowed()).isTrue();
+        // 333,333 µs more drip 999,999 units: one unit short of a token. (Kept, the 2 lost units
+        // would admit 2 requests within 333,333 µs, more than capacity 1 + 3/s allows.)
+        clock.advanceMicros(333_333);
+        Decision d = limiter.tryAcquire("k");
+        assertThat(d.allowed()).isFalse();
+        assertThat(d.retryAfterMicros()).isEqualTo(1);
+    }
+
     private void drain(int n) {
         for (int i = 0; i < n; i++) {
             assertThat(scan.tryAcquire("client").allowed()).isTrue();

@@ -67,4 +67,12 @@ class FixedWindowTest {
         assertThat(d.remaining()).isEqualTo(4);
         assertThat(d.resetAfterMicros()).isEqualTo(60_000_000L);
     }
+
+    @Test
+    void aCostAboveTheLimitOnAnUntouchedWindowHasNothingToReset() {
+        Decision d = login.tryAcquire("k", 6);
+        assertThat(d.verdict()).isEqualTo(Verdict.COST_EXCEEDS_LIMIT);
+        assertThat(d.remaining()).isEqualTo(5);
+        assertThat(d.resetAfterMicros()).as("the whole quota is there").isZero();
+    }
 }

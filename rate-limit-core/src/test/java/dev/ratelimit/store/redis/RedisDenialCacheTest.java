@@ -85,6 +85,29 @@ class RedisDenialCacheTest {
     }
 
     @Test
+    void onTheExactMicrosecondADenialEndsTheCacheAsksRedisAgain() {
+        try (RedisStore store = RedisStore.builder().url(redis.url()).clock(clock).build()) {
+            RateLimiter limiter = store.limiter(LIMIT);
+            limiter.tryAcquire("edge", 2);
+            Decision denied = limiter.tryAcquire("edge", 1);
+            assertThat(denied.source()).isEqualTo(Source.STORE);
+            long wait = denied.retryAfterMicros();
+
+            clock.advanceMicros(wait - 1);
+            Decision before = limiter.tryAcquire("edge", 1);
+            assertThat(before.source()).as("1 us before the end").isEqualTo(Source.DENIAL_CACHE);
+            assertThat(before.retryAfterMicros()).isEqualTo(1);
+
+            long calls = redis.decisionCalls();
+            clock.advanceMicros(1);
+            Decision atTheEnd = limiter.tryAcquire("edge", 1);
+            assertThat(atTheEnd.source()).as("the cache holds a denial until sentAt + retryAfter, not at it")
+                    .isEqualTo(Source.STORE);
+            assertThat(redis.decisionCalls()).isEqualTo(calls + 1);
+        }
+    }
+
+    @Test
     void aLocalClockSteppedBackDoesNotStretchADenialBeyondWhatRedisSaid() {
         // Redis decides on its own clock; the local clock only times the cache. Stepped back an hour
         // (a custom Clock following a wall clock that NTP corrected), it must not keep the client

@@ -33,6 +33,20 @@ class MemoryStoreConcurrencyTest {
     }
 
     @Test
+    void threadsRacingThroughAMillionAdmissionsOnOneKeyAdmitExactlyTheLimit() throws Exception {
+        // The race above is over in microseconds (1,000 admissions): threads may well take turns.
+        // Here 4 threads race through a million admissions each algorithm holds, so they overlap for
+        // the whole of it; a decision not under its shard's lock loses updates and admits more.
+        List<Policy> policies = List.of(Policy.tokenBucket(1_000_000, 1, Duration.ofHours(1)),
+                Policy.fixedWindow(1_000_000, Duration.ofHours(1)), Policy.slidingWindowCounter(1_000_000, Duration.ofHours(1)),
+                Policy.gcra(1, Duration.ofHours(1), 1_000_000));
+        for (Policy policy : policies) {
+            RateLimiter limiter = MemoryStore.builder().clock(clock).build().limiter(Limit.of("long-race", policy));
+            assertThat(race(limiter, 4, i -> "hot", 300_000)).as(policy.algorithm()).isEqualTo(1_000_000);
+        }
+    }
+
+    @Test
     void manyKeysShowNoCrossTalk() throws Exception {
         RateLimiter limiter = MemoryStore.builder().clock(clock).build().limiter(Limit.of("keys", Policy.fixedWindow(10, Duration.ofHours(1))));
         // 16 threads x 2,000 requests over 500 keys: every key gets 64 tries and admits exactly 10.
@@ -41,12 +55,16 @@ class MemoryStoreConcurrencyTest {
     }
 
     private long race(RateLimiter limiter, java.util.function.IntFunction<String> key, int perThread) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+        return race(limiter, THREADS, key, perThread);
+    }
+
+    private long race(RateLimiter limiter, int threads, java.util.function.IntFunction<String> key, int perThread) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             CountDownLatch start = new CountDownLatch(1);
             AtomicLong admitted = new AtomicLong();
-            Future<?>[] futures = new Future<?>[THREADS];
-            for (int t = 0; t < THREADS; t++) {
+            Future<?>[] futures = new Future<?>[threads];
+            for (int t = 0; t < threads; t++) {
                 int offset = t * perThread;
                 futures[t] = pool.submit(() -> {
                     start.await();

@@ -1,0 +1,57 @@
+package dev.ratelimit.store.redis;
+
+import dev.ratelimit.StoreHealth;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** One breaker alone: it opens after {@code threshold} consecutive failures and lets one probe through at a time. */
+class CircuitBreakerTest {
+    private static final long OPEN_MICROS = 5_000_000;
+    private static final IOException DOWN = new IOException("connection refused");
+    private static final long T0 = 1_000_000_000_000L;
+
+    private final CircuitBreaker breaker = new CircuitBreaker(3, OPEN_MICROS, (previous, current, cause) -> { });
+
+    private void fail(long now) {
+        assertThat(breaker.allowCall(now)).isTrue();
+        breaker.onFailure(now, DOWN);
+    }
+
+    @Test
+    void aSuccessStartsTheCountOfConsecutiveFailuresAgain() {
+        fail(T0);
+        fail(T0);
+        assertThat(breaker.allowCall(T0)).isTrue();
+        breaker.onSuccess();
+        assertThat(breaker.health()).isEqualTo(StoreHealth.UP);
+
+        fail(T0);
+        fail(T0);
+        assertThat(breaker.health()).as("2 consecutive failures, under the threshold of 3").isEqualTo(StoreHealth.DEGRADED);
+        assertThat(breaker.allowCall(T0)).isTrue();
+        breaker.onFailure(T0, DOWN);
+        assertThat(breaker.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
+    }
+
+    @Test
+    void onceTheOpenPeriodIsOverOnlyOneProbeGoesThroughUntilItsOutcomeIsKnown() {
+        fail(T0);
+        fail(T0);
+        fail(T0);
+        assertThat(breaker.allowCall(T0 + OPEN_MICROS - 1)).as("still open").isFalse();
+
+        assertThat(breaker.allowCall(T0 + OPEN_MICROS)).as("the probe").isTrue();
+        assertThat(breaker.allowCall(T0 + OPEN_MICROS)).as("a second caller while the probe is out").isFalse();
+        assertThat(breaker.allowCall(T0 + 2 * OPEN_MICROS)).as("even long after").isFalse();
+
+        breaker.onFailure(T0 + OPEN_MICROS, DOWN);
+        assertThat(breaker.allowCall(T0 + 2 * OPEN_MICROS - 1)).as("the failed probe opened it again").isFalse();
+        assertThat(breaker.allowCall(T0 + 2 * OPEN_MICROS)).as("the next probe").isTrue();
+        breaker.onSuccess();
+        assertThat(breaker.health()).isEqualTo(StoreHealth.UP);
+        assertThat(breaker.allowCall(T0 + 2 * OPEN_MICROS)).isTrue();
+    }
+}

@@ -57,6 +57,20 @@ class KeyHashTest {
         assertThat(limiter.tryAcquire(victim).allowed()).isTrue();
     }
 
+    /**
+     * The last block is padded with zero characters, so only the key's length, mixed into the
+     * hash, tells "k" from "k" followed by U+0000.
+     */
+    @Test
+    void keysThatDifferOnlyByTrailingNulCharactersHashApart() {
+        for (int i = 0; i < 200; i++) {
+            KeyHash hash = new KeyHash(new Random(i));
+            assertThat(hash.hash("k\u0000")).as("seed %d", i).isNotEqualTo(hash.hash("k"));
+            assertThat(hash.hash("\u0000")).as("seed %d", i).isNotEqualTo(hash.hash(""));
+            assertThat(hash.hash("abcd\u0000")).as("seed %d", i).isNotEqualTo(hash.hash("abcd"));
+        }
+    }
+
     @Test
     void differentStoresHashTheSameKeyDifferently() {
         KeyHash one = new KeyHash(new SecureRandom());

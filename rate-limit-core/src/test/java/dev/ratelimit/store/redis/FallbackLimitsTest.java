@@ -47,6 +47,15 @@ class FallbackLimitsTest {
     }
 
     @Test
+    void aStretchedPeriodThatIsNoWholeMicrosecondIsRoundedUpNeverFasterThanTheShare() {
+        // 1 a second at a share of 0.3 is 1 every 3,333,333.33 us: 3,333,334 us, not 3,333,333.
+        assertThat(FallbackLimits.scale(Policy.tokenBucket(10, 1, Duration.ofSeconds(1)), 0.3))
+                .isEqualTo(Policy.tokenBucket(3, 1, Duration.ofNanos(3_333_334_000L)));
+        assertThat(FallbackLimits.scale(Policy.gcra(1, Duration.ofSeconds(1), 10), 0.3))
+                .isEqualTo(Policy.gcra(1, Duration.ofNanos(3_333_334_000L), 3));
+    }
+
+    @Test
     void aScaledRateThatValidationWouldRefuseKeepsTheRateAndScalesTheCount() {
         // 8 a second at a share of 0.3 is 8 every 3.333334 s: for 9 billion tokens, beyond exact arithmetic.
         Policy slow = Policy.tokenBucket(30_000_000_000L, 8, Duration.ofSeconds(1));

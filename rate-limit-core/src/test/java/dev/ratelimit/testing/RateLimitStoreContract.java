@@ -103,6 +103,18 @@ public abstract class RateLimitStoreContract {
     }
 
     @Test
+    void aTokenBucketRefilledOnTheExactMicrosecondHoldsNoMoreThanItsCapacity() {
+        // 1 token, 3 a second: 333,334 us drip a token and 2 units more, which a full bucket loses.
+        Run run = run(Policy.tokenBucket(1, 3, Duration.ofSeconds(1)));
+        assertDecision(run.acquire(1), Verdict.ALLOWED, 0, 333_334, 0);
+        run.advance(Duration.ofNanos(333_334_000));
+        assertDecision(run.acquire(1), Verdict.ALLOWED, 0, 333_334, 0);
+        // 333,333 us more drip one unit short of a token.
+        run.advance(Duration.ofNanos(333_333_000));
+        assertDecision(run.acquire(1), Verdict.REJECTED, 0, 1, 1);
+    }
+
+    @Test
     void tokenBucketWeighsCostAndRefusesCostAboveCapacity() {
         Run run = run(Policy.tokenBucket(5, 5, Duration.ofSeconds(1)));
         assertDecision(run.acquire(3), Verdict.ALLOWED, 2, 600_000, 0);

@@ -2,6 +2,7 @@ package dev.ratelimit.store.redis;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
+import dev.ratelimit.ManualClock;
 import dev.ratelimit.Policy;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Source;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -127,6 +129,22 @@ class RedisStoreTest {
             threads.shutdown();
             assertThat(otherThanStore.get()).isZero();
             assertThat(allowed.get()).isEqualTo(100);
+        }
+    }
+
+    @Test
+    void aSlidingWindowLogDropsEntriesThatLeftTheWindowOnTheExactMicrosecond() {
+        // An entry stamped t counts while now < t + W: at t + W it has left, and the set keeps only
+        // the entries that count, at most the limit (the log's memory bound).
+        ManualClock clock = new ManualClock(Instant.parse("2026-03-02T10:00:00Z"));
+        try (RedisStore timed = RedisStore.builder().url(redis.url()).clock(clock).timeFromClock(true).denialCache(false).build()) {
+            RateLimiter limiter = timed.limiter(Limit.of("log-edge", Policy.slidingWindowLog(5, Duration.ofSeconds(1))));
+            assertThat(limiter.tryAcquire("client", 5).allowed()).isTrue();
+            clock.advance(Duration.ofSeconds(1));
+            assertThat(limiter.tryAcquire("client", 5).allowed()).isTrue();
+            List<String> keys = scan("rl:log-edge:*");
+            assertThat(keys).hasSize(1);
+            assertThat((Long) redis.call("ZCARD", keys.get(0))).as("entries in the log").isEqualTo(5);
         }
     }
 

@@ -66,4 +66,14 @@ class SlidingWindowLogTest {
         fast.tryAcquire("k");
         assertThat(fast.tryAcquire("k").retryAfterMicros()).isEqualTo(149_999L);
     }
+
+    @Test
+    void aRefusalOnTheExactMicrosecondEntriesLeaveCountsThemAsGone() {
+        log.tryAcquire("k", 3);                    // t=0: full
+        clock.advance(Duration.ofSeconds(10));     // t=10: the three entries stamped 0 no longer count
+        Decision tooCostly = log.tryAcquire("k", 4);
+        assertThat(tooCostly.verdict()).isEqualTo(Verdict.COST_EXCEEDS_LIMIT);
+        assertThat(tooCostly.remaining()).as("a refusal writes nothing, yet remaining counts only live entries").isEqualTo(3);
+        assertThat(tooCostly.resetAfterMicros()).isZero();
+    }
 }

@@ -149,6 +149,22 @@ class RedisStoreTest {
     }
 
     @Test
+    void aStateFreshAgainWithinAMillisecondStillGetsAWholeMillisecondOfTtl() {
+        // The bucket is full again 500 us after the request: the TTL is rounded up to 1 ms, never
+        // down to 0 (which would leave the state for less time than it matters, and which SET PX refuses).
+        Policy[] policies = {Policy.tokenBucket(1, 1, Duration.ofNanos(500_000)), Policy.gcra(1, Duration.ofNanos(500_000), 1)};
+        for (int i = 0; i < policies.length; i++) {
+            String name = "sub-ms-" + i;
+            Decision d = store.limiter(Limit.of(name, policies[i])).tryAcquire("client");
+            assertThat(d.source()).as("%s", policies[i]).isEqualTo(Source.STORE);
+            assertThat(d.verdict()).as("%s", policies[i]).isEqualTo(Verdict.ALLOWED);
+            for (String key : scan("rl:" + name + ":*")) {
+                assertThat((Long) redis.call("PTTL", key)).as("PTTL of %s", key).isBetween(-2L, 1L).isNotEqualTo(-1L);
+            }
+        }
+    }
+
+    @Test
     void everyKeyExpiresWhenForgettingItChangesNothingAndHidesTheClientKey() {
         String secret = "apikey:sk-live-9f8e7d6c5b4a";
         Policy[] policies = {

@@ -203,6 +203,23 @@ class RefusalsTest {
         assertThat(body(response)).containsEntry("error", "rate_limit_unavailable").containsEntry("retry_after", 1);
     }
 
+    @Test
+    void aCostNoLimitAllowsAnsweredWhileTheStoreFailsClosedCarriesNoNumbers() throws Exception {
+        // What the Redis store answers while Redis is down and failing closed, for a cost above a policy's limit.
+        FixedStore store = new FixedStore(limit -> new Decision(Verdict.COST_EXCEEDS_LIMIT, Source.FAIL_CLOSED,
+                limit.policies().get(0), limit.policies().get(0).limit(), limit.policies().get(0).limit(), 0, Decision.NEVER));
+        start(RateLimitFilter.builder().store(store));
+
+        HttpResponse<String> response = server.get("/api/scan");
+
+        assertThat(response.statusCode()).isEqualTo(429);
+        // Not decided by the store: only what is known without it, and no Retry-After.
+        assertThat(rateLimitHeaders(response)).containsExactlyInAnyOrderEntriesOf(Map.of(
+                "X-RateLimit-Tier", "free",
+                "RateLimit-Policy", "\"scan\";q=10;w=10"));
+        assertThat(body(response)).containsEntry("error", "cost_exceeds_limit").doesNotContainKey("retry_after");
+    }
+
     /**
      * What a custom resolver, store or listener may throw: an exception (a checked one too, which code
      * in Kotlin or Groovy throws without declaring it), or a class missing or of another version.

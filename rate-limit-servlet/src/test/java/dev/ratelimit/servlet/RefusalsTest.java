@@ -220,6 +220,22 @@ class RefusalsTest {
         assertThat(body(response)).containsEntry("error", "cost_exceeds_limit").doesNotContainKey("retry_after");
     }
 
+    @Test
+    void passesOnARequestItFailedToDecideUnderLocalFallbackAsUnderFailOpen() {
+        RecordingListener recorder = new RecordingListener();
+        start(RateLimitFilter.builder().failureMode(FailureMode.LOCAL_FALLBACK).listener(recorder).clientIdResolver(request -> {
+            throw new IllegalStateException("no principal");
+        }));
+
+        HttpResponse<String> response = server.get("/api/scan");
+
+        // Only FAIL_CLOSED answers 503: LOCAL_FALLBACK is the store's, and the filter has no fallback of its own.
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).isEqualTo("ok GET REQUEST /api/scan");
+        assertThat(rateLimitHeaders(response)).isEmpty();
+        assertThat(recorder.undecided).containsExactly("FAILURE passed");
+    }
+
     /**
      * What a custom resolver, store or listener may throw: an exception (a checked one too, which code
      * in Kotlin or Groovy throws without declaring it), or a class missing or of another version.

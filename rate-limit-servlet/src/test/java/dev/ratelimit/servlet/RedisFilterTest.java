@@ -106,6 +106,19 @@ class RedisFilterTest {
     }
 
     @Test
+    void keepsNeitherTheApiKeyNorTheAddressInRedisKeysWithoutAClientKeySecret() {
+        TestServer server = serverWithInitParams("store", redis.url());
+
+        assertThat(server.get("/api/scan", "X-API-Key", "sk-pro-never-in-redis").statusCode()).isEqualTo(200);
+        assertThat(server.get("/api/scan").statusCode()).isEqualTo(200);
+
+        // One key per client, named by the plain SHA-256 of the client id: nothing of the id itself.
+        List<Object> keys = List.copyOf((List<?>) redis.call("KEYS", "*"));
+        assertThat(keys).hasSize(2).allSatisfy(key -> assertThat(key.toString())
+                .doesNotContain("sk-pro-never-in-redis").doesNotContain("apikey").doesNotContain("127.0.0.1"));
+    }
+
+    @Test
     void aClientKeySecretInitParamHashesClientsWithItAndSharesQuotaWithAStoreHoldingTheSameSecret() {
         String secret = "fleet-secret-0123456789";
         TestServer keyed = serverWithInitParams("store", redis.url(), "redis-client-key-secret", secret);

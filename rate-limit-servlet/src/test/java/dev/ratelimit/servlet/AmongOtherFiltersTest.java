@@ -168,6 +168,23 @@ class AmongOtherFiltersTest {
     }
 
     @Test
+    void onATieTheOuterInstanceKeepsItsHeaders() {
+        // Around the per-endpoint limits (reports: 100 an hour), 100 an hour per address: 99 left in both.
+        RateLimitConfig perAddress = RateLimitConfig.builder().tier("free").unmatched(Policy.fixedWindow(100, Duration.ofHours(1))).build();
+        try (TestServer server = TestServer.start(context -> {
+            context.addFilter(holder("perAddress", RateLimitFilter.builder().config(perAddress).build()), "/*",
+                    EnumSet.of(DispatcherType.REQUEST));
+            context.addFilter(holder("perEndpoint", RateLimitFilter.builder().build()), "/*", EnumSet.of(DispatcherType.REQUEST));
+        })) {
+            HttpResponse<String> response = server.get("/api/reports");
+
+            assertThat(response.headers().firstValue("X-RateLimit-Remaining")).hasValue("99");
+            assertThat(response.headers().firstValue("RateLimit-Policy")).hasValue("\"default\";q=100;w=3600");
+            assertThat(response.headers().firstValue("RateLimit").orElseThrow()).startsWith("\"default\";r=99;");
+        }
+    }
+
+    @Test
     void aShadowedInstanceNeverHidesTheHeadersOfTheOneThatEnforces() {
         // A stricter per-address limit tried out in shadow mode around the enforced per-endpoint limits.
         // Before, the shadowed 0 left won: clients read "1 0" while 100 an hour was enforced.

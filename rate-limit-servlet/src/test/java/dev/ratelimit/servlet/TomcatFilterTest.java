@@ -472,6 +472,21 @@ class TomcatFilterTest {
     }
 
     @Test
+    void aRefusedIncludeKeepsWhatTheIncludingPageWroteBeforeIt() {
+        start(context -> declareFilter(context, "dispatcher-types", "REQUEST,INCLUDE"));
+        for (int i = 0; i < 10; i++) {
+            get("/api/scan");
+        }
+
+        // An unlimited page writes, then includes a limited path over its limit: an include cannot set
+        // the status, and the refusal goes in place, after the page's own text, which it must not erase.
+        HttpResponse<String> response = get("/api/home?writer=1&include=/api/scan");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).startsWith("working").contains("\"status\":429").endsWith("included");
+    }
+
+    @Test
     void refusesADispatchToALimitedPathAfterTheApplicationTookTheWriter() {
         start(context -> declareFilter(context, "dispatcher-types", "REQUEST,FORWARD,ASYNC"));
         for (int i = 0; i < 10; i++) {

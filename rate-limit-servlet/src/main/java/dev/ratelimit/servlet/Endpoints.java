@@ -9,6 +9,8 @@ import jakarta.servlet.http.HttpServletRequest;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.HexFormat;
 import java.util.List;
@@ -150,7 +152,7 @@ final class Endpoints {
 
     /**
      * The path inside the application as Jetty routes a request by its URI: each segment without its
-     * path parameters, percent-decoded (UTF-8, and Jetty's {@code %uXXXX}), then {@code .} and
+     * path parameters, percent-decoded (UTF-8, and Jetty's {@code %u} with four hex digits, {@code %u002e}), then {@code .} and
      * {@code ..} segments resolved (so {@code %2e%2e} climbs, but {@code ..%2F} is part of a
      * segment), empty segments dropped as {@link #normalize} does, and the context path taken off. A
      * {@code %2F} separates nothing until then, then joins like {@code /}: {@code /api%2Fscan} is {@code /api/scan}.
@@ -173,20 +175,12 @@ final class Endpoints {
     }
 
     private static String decodedPath(String uri) {
-        Deque<String> segments = new ArrayDeque<>();
+        List<String> decoded = new ArrayList<>();
         for (String raw : uri.split("/")) {
             int parameters = raw.indexOf(';');
-            String segment = decode(parameters < 0 ? raw : raw.substring(0, parameters));
-            if (segment.isEmpty() || segment.equals(".")) {
-                continue;
-            }
-            if (segment.equals("..")) {
-                segments.pollLast();
-            } else {
-                segments.addLast(segment);
-            }
+            decoded.add(decode(parameters < 0 ? raw : raw.substring(0, parameters)));
         }
-        return "/" + String.join("/", segments);
+        return resolved(decoded);
     }
 
     private static String decode(String encoded) {
@@ -224,17 +218,22 @@ final class Endpoints {
         if (clean) {
             return path;
         }
-        Deque<String> segments = new ArrayDeque<>();
-        for (String segment : path.split("/")) {
+        return resolved(Arrays.asList(path.split("/")));
+    }
+
+    /** {@code /} and {@code segments} joined by {@code /}, without empty or {@code .} ones, {@code ..} resolved (never above the root). */
+    private static String resolved(List<String> segments) {
+        Deque<String> kept = new ArrayDeque<>();
+        for (String segment : segments) {
             if (segment.isEmpty() || segment.equals(".")) {
                 continue;
             }
             if (segment.equals("..")) {
-                segments.pollLast();
+                kept.pollLast();
             } else {
-                segments.addLast(segment);
+                kept.addLast(segment);
             }
         }
-        return "/" + String.join("/", segments);
+        return "/" + String.join("/", kept);
     }
 }

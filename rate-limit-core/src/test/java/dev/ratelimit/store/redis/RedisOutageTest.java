@@ -142,23 +142,7 @@ class RedisOutageTest {
                 throw new NoClassDefFoundError("io/micrometer/core/instrument/Gauge");
             }
         };
-        try (RedisStore store = RedisStore.builder().url(redis.url()).failureMode(FailureMode.FAIL_CLOSED).clock(clock)
-                .listener(mismatched).circuitBreaker(3, Duration.ofSeconds(5)).build()) {
-            RateLimiter limiter = store.limiter(LIMIT);
-            assertThat(limiter.tryAcquire(SECRET).remaining()).isEqualTo(3);
-
-            redis.kill();
-            for (int i = 0; i < 4; i++) {
-                assertThat(limiter.tryAcquire(SECRET).verdict()).isEqualTo(Verdict.STORE_UNAVAILABLE);
-            }
-            assertThat(store.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
-
-            redis.restart();
-            clock.advance(Duration.ofSeconds(5));
-            Decision probe = limiter.tryAcquire(SECRET);
-            assertThat(probe.source()).isEqualTo(Source.STORE);
-            assertThat(store.health()).isEqualTo(StoreHealth.UP);
-        }
+        decidesAsIfUnheardThroughAnOutageAndBack(mismatched);
     }
 
     /**
@@ -183,8 +167,16 @@ class RedisOutageTest {
                 throw RedisOutageTest.<RuntimeException>undeclared(new IOException("metrics agent socket closed"));
             }
         };
+        decidesAsIfUnheardThroughAnOutageAndBack(undeclared);
+    }
+
+    /**
+     * A decision, Redis killed (the breaker opens after 3 failures), restarted, and the probe one open
+     * period later: the same decisions and health as with no listener, whatever {@code listener} throws.
+     */
+    private void decidesAsIfUnheardThroughAnOutageAndBack(RateLimitListener listener) {
         try (RedisStore store = RedisStore.builder().url(redis.url()).failureMode(FailureMode.FAIL_CLOSED).clock(clock)
-                .listener(undeclared).circuitBreaker(3, Duration.ofSeconds(5)).build()) {
+                .listener(listener).circuitBreaker(3, Duration.ofSeconds(5)).build()) {
             RateLimiter limiter = store.limiter(LIMIT);
             assertThat(limiter.tryAcquire(SECRET).remaining()).isEqualTo(3);
 

@@ -86,6 +86,23 @@ class RedisAuthTest {
     }
 
     @Test
+    void anEmptyPasswordWithoutAUserLogsInAsNoOneAndWithAUserAsThatUser() {
+        // ":@" (an empty variable in a URL template, say) against a server without a password, whose
+        // AUTH "" alone would be refused ("called without any password configured"), and a user
+        // without a password, as ACL's nopass users are: each logs in and decides in Redis.
+        try (RedisServer redis = RedisServer.start()) {
+            redis.call("ACL", "SETUSER", "limiter", "on", "nopass", "~*", "+@all");
+            String host = "127.0.0.1:" + redis.port();
+            for (String url : List.of("redis://:@" + host, "redis://limiter:@" + host, "redis://default:@" + host)) {
+                try (RedisStore store = store(url)) {
+                    assertSources(store.limiter(LIMIT), Source.STORE, Source.STORE);
+                }
+            }
+        }
+        assertThat(errors).isEmpty();
+    }
+
+    @Test
     void sentinelMasterPasswordComesFromTheUrlAndSentinelsWithAPasswordNeedAClientOfYourOwn() {
         try (RedisServer master = RedisServer.start();
              RedisServer sentinel = RedisServer.startSentinel(master, "ratelimit")) {

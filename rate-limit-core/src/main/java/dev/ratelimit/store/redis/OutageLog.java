@@ -2,6 +2,7 @@ package dev.ratelimit.store.redis;
 
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.StoreHealth;
+import org.slf4j.Logger;
 
 /**
  * The store's log lines about Redis' health: one warning when an outage starts, one when the circuit
@@ -25,6 +26,21 @@ final class OutageLog {
         void warn(String line);
 
         void info(String line);
+
+        /** Lines written to {@code logger}, warnings as WARN and the end of an outage as INFO. */
+        static Lines to(Logger logger) {
+            return new Lines() {
+                @Override
+                public void warn(String line) {
+                    logger.warn(line);
+                }
+
+                @Override
+                public void info(String line) {
+                    logger.info(line);
+                }
+            };
+        }
     }
 
     private final Lines lines;

@@ -68,17 +68,7 @@ public final class RedisStore implements RateLimitStore {
         RateLimitListener listener = b.listener;
         FailureMode mode = b.failureMode;
         Clock clock = b.clock;
-        OutageLog outages = new OutageLog(new OutageLog.Lines() {
-            @Override
-            public void warn(String line) {
-                LOG.warn(line);
-            }
-
-            @Override
-            public void info(String line) {
-                LOG.info(line);
-            }
-        }, description, mode);
+        OutageLog outages = new OutageLog(OutageLog.Lines.to(LOG), description, mode);
         Breakers breakers = new Breakers(b.breakerFailures, Durations.toMicros(b.breakerOpenFor), clock, connections::nodeOf,
                 (previous, current, cause) -> healthChanged(listener, outages, previous, current, cause, clock.nowMicros()));
         ClientHash clientHash = b.clientKeySecret == null ? ClientHash.sha256()

@@ -16,6 +16,17 @@ public interface RateLimiter {
     Limit limit();
 
     /**
+     * The limit whose policies this limiter's decisions of {@code source} describe: {@link #limit()},
+     * unless the store decides by another limit meanwhile. The Redis store's local fallback
+     * ({@link Source#LOCAL_FALLBACK}) enforces this instance's share of every policy of the limit,
+     * and its decisions name the policies of that scaled limit. Header writers use it to describe
+     * every policy as it is enforced, not only the one a decision names.
+     */
+    default Limit limitFor(Source source) {
+        return limit();
+    }
+
+    /**
      * Takes {@code cost} from the key's quota if every policy of the limit allows it, and otherwise
      * takes nothing.
      *

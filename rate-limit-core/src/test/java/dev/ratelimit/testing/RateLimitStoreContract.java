@@ -68,6 +68,8 @@ public abstract class RateLimitStoreContract {
             Decision want = expected.tryAcquire(key, cost);
             Decision got = tested.tryAcquire(key, cost);
             assertThat(got).as("decision at %s for cost %d", clock, cost).isEqualTo(want);
+            // Header writers describe a decision by the policies of the limit it was made by.
+            assertThat(tested.limitFor(got.source()).policies()).as("the limit %s was made by", got).contains(got.policy());
             return got;
         }
 

@@ -7,6 +7,7 @@ import dev.ratelimit.InvalidConfigurationException;
 import dev.ratelimit.Limit;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Source;
 import dev.ratelimit.Undecided;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.config.EndpointRule;
@@ -38,8 +39,22 @@ import java.util.Map;
  * one store call and the headers.
  */
 final class Enforcer {
-    /** One enforced endpoint of one tier. */
-    private record Binding(String endpoint, RateLimiter limiter, LimitHeaders headers, long cost, boolean shadow) {
+    /**
+     * One enforced endpoint of one tier; {@code fallbackHeaders} describe the limit the store's local
+     * fallback enforces meanwhile (the same as {@code headers} for a store without one).
+     */
+    private record Binding(String endpoint, RateLimiter limiter, LimitHeaders headers, LimitHeaders fallbackHeaders, long cost,
+                           boolean shadow) {
+        static Binding of(String endpoint, RateLimiter limiter, LimitHeaders headers, long cost, boolean shadow) {
+            Limit share = limiter.limitFor(Source.LOCAL_FALLBACK);
+            LimitHeaders fallbackHeaders = share.equals(limiter.limit()) ? headers : LimitHeaders.of(share);
+            return new Binding(endpoint, limiter, headers, fallbackHeaders, cost, shadow);
+        }
+
+        /** The header fields of the limit {@code decision} was made by. */
+        LimitHeaders headersOf(Decision decision) {
+            return decision.source() == Source.LOCAL_FALLBACK ? fallbackHeaders : headers;
+        }
     }
 
     private final Endpoints endpoints;
@@ -88,7 +103,7 @@ final class Enforcer {
         this.tierLog = new ThrottledLog(logger, settings.clock());
         this.unmatched = config.unmatched().isPresent() ? endpoints.size() : -1;
         Binding unmatchedBinding = config.unmatched()
-                .map(limit -> new Binding(limit.name(), settings.store().limiter(limit), LimitHeaders.of(limit), 1, false))
+                .map(limit -> Binding.of(limit.name(), settings.store().limiter(limit), LimitHeaders.of(limit), 1, false))
                 .orElse(null);
         for (var tier : config.tiers().entrySet()) {
             Map<String, RateLimiter> limiters = new LinkedHashMap<>();
@@ -100,7 +115,7 @@ final class Enforcer {
             Binding[] bindings = new Binding[endpoints.size() + (unmatched < 0 ? 0 : 1)];
             for (int i = 0; i < endpoints.size(); i++) {
                 EndpointRule rule = endpoints.rule(i);
-                bindings[i] = new Binding(rule.name(), limiters.get(rule.name()), headers.get(rule.name()), rule.cost(), rule.shadow());
+                bindings[i] = Binding.of(rule.name(), limiters.get(rule.name()), headers.get(rule.name()), rule.cost(), rule.shadow());
             }
             if (unmatched >= 0) {
                 bindings[unmatched] = unmatchedBinding;
@@ -263,13 +278,13 @@ final class Enforcer {
             if (shown != null) {
                 LimitHeaders.clear(response::setHeader); // an earlier instance's, which no longer apply
             }
-            binding.headers().write(response::setHeader, headerStyle, tier, decision, now, retryAfter);
+            binding.headersOf(decision).write(response::setHeader, headerStyle, tier, decision, now, retryAfter);
             request.setAttribute(SHOWN_RANK, rank);
         }
         if (passes) {
             return true;
         }
-        String policy = binding.headers().itemName(decision);
+        String policy = binding.headersOf(decision).itemName(decision);
         Problem problem = switch (decision.verdict()) {
             case REJECTED -> Problem.rateLimited(tier, binding.endpoint(), policy, decision.limit(), retryAfter);
             case COST_EXCEEDS_LIMIT -> Problem.costExceedsLimit(tier, binding.endpoint(), policy, decision.limit(), binding.cost());

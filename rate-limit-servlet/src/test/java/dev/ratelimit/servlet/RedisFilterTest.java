@@ -195,7 +195,7 @@ class RedisFilterTest {
     }
 
     @Test
-    void localFallbackHeadersOfACompositeNameThePolicyTheShareDescribes() {
+    void localFallbackHeadersOfACompositeDescribeTheShareOfEveryPolicy() {
         // An hourly window and a bucket of 10 refilled at 1/s; a quarter of each while Redis is unreachable:
         // 250 an hour, and 2 tokens refilled at 1 per 4 s (its time to refill from empty is 8 s, not 10 s).
         RateLimitConfig config = RateLimitConfig.builder()
@@ -211,15 +211,44 @@ class RedisFilterTest {
 
         HttpResponse<String> first = server.get("/api/scan");
         assertThat(first.statusCode()).isEqualTo(200);
-        // The bucket's share (1 token left) is closest to rejecting: its item is "scan-1", and only its item changes.
+        // The bucket's share (1 token left) is closest to rejecting: its item is "scan-1". Every item is
+        // the share this instance enforces: a client keeping to 1000 an hour would be refused after 250.
         assertThat(first.headers().firstValue("X-RateLimit-Limit")).hasValue("2");
         assertThat(first.headers().firstValue("RateLimit")).hasValue("\"scan-1\";r=1;t=4");
-        assertThat(first.headers().firstValue("RateLimit-Policy")).hasValue("\"scan\";q=1000;w=3600, \"scan-1\";q=2;w=8");
+        assertThat(first.headers().firstValue("RateLimit-Policy")).hasValue("\"scan\";q=250;w=3600, \"scan-1\";q=2;w=8");
 
         server.get("/api/scan");
         HttpResponse<String> refused = server.get("/api/scan");
         assertThat(refused.statusCode()).isEqualTo(429);
         assertThat(refused.body()).contains("\"policy\":\"scan-1\"");
+    }
+
+    @Test
+    void aClientKeepingToTheFallbacksAdvertisedPolicyIsRefusedOnlyBeyondIt() {
+        // 4 an hour and 2 a second; half of each while Redis is unreachable: 2 an hour and 1 a second.
+        RateLimitConfig config = RateLimitConfig.builder()
+                .endpoint(EndpointRule.of("GET", "/api/scan", "scan"))
+                .limit("free", "scan", Policy.fixedWindow(4, Duration.ofHours(1)), Policy.fixedWindow(2, Duration.ofSeconds(1)))
+                .build();
+        ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+        RedisStore store = RedisStore.builder().url("redis://127.0.0.1:" + RedisServer.freePort()).clock(clock)
+                .fallbackShare(0.5).connectTimeout(Duration.ofMillis(200)).readTimeout(Duration.ofMillis(200)).build();
+        stores.add(store);
+        TestServer server = TestServer.start(RateLimitFilter.builder().config(config).store(store).clock(clock).build());
+        servers.add(server);
+
+        HttpResponse<String> first = server.get("/api/scan");
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(first.headers().firstValue("RateLimit-Policy")).hasValue("\"scan\";q=2;w=3600, \"scan-1\";q=1;w=1");
+
+        // One request a second: within the advertised 1 a second, and the second of the advertised 2 an hour.
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(server.get("/api/scan").statusCode()).isEqualTo(200);
+        clock.advance(Duration.ofSeconds(1));
+        HttpResponse<String> third = server.get("/api/scan");
+        assertThat(third.statusCode()).as("the third in the hour, beyond q=2").isEqualTo(429);
+        assertThat(third.headers().firstValue("Retry-After")).hasValue("3598");
+        assertThat(third.body()).contains("\"policy\":\"scan\"");
     }
 
     @Test

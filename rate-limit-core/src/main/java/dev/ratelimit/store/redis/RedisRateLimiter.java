@@ -27,12 +27,18 @@ final class RedisRateLimiter implements RateLimiter {
     private final ScriptLimit script;
     private final RedisStore.Settings settings;
     private final DenialCache denials;
+    private final Limit share;
     private final Supplier<RateLimiter> fallback;
     private final Policy first;
 
-    RedisRateLimiter(Limit limit, RedisStore.Settings settings, Supplier<RateLimiter> fallback) {
+    /**
+     * @param share    the limit the local fallback enforces (this instance's share of {@code limit})
+     * @param fallback the local fallback's limiter of {@code share}, created when first needed
+     */
+    RedisRateLimiter(Limit limit, Limit share, RedisStore.Settings settings, Supplier<RateLimiter> fallback) {
         this.script = new ScriptLimit(settings.keyPrefix(), limit, settings.library());
         this.settings = settings;
+        this.share = share;
         this.fallback = fallback;
         long smallest = Long.MAX_VALUE;
         for (Policy p : limit.policies()) {
@@ -45,6 +51,12 @@ final class RedisRateLimiter implements RateLimiter {
     @Override
     public Limit limit() {
         return script.limit();
+    }
+
+    /** The local fallback's decisions describe this instance's share; every other source, the limit. */
+    @Override
+    public Limit limitFor(Source source) {
+        return source == Source.LOCAL_FALLBACK ? share : limit();
     }
 
     @Override

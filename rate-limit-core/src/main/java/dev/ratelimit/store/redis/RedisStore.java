@@ -95,7 +95,10 @@ public final class RedisStore implements RateLimitStore {
     @Override
     public RateLimiter limiter(Limit limit) {
         return limiters.computeIfAbsent(limit.name() + '/' + limit.fingerprint(),
-                id -> new RedisRateLimiter(limit, settings, () -> fallbackLimiter(limit)));
+                id -> {
+                    Limit share = FallbackLimits.scale(limit, fallbackShare);
+                    return new RedisRateLimiter(limit, share, settings, () -> fallbackLimiter(share));
+                });
     }
 
     /**
@@ -109,7 +112,7 @@ public final class RedisStore implements RateLimitStore {
         settings.connections().close();
     }
 
-    private RateLimiter fallbackLimiter(Limit limit) {
+    private RateLimiter fallbackLimiter(Limit share) {
         MemoryStore store = fallbackStore;
         if (store == null) {
             synchronized (this) {
@@ -119,7 +122,7 @@ public final class RedisStore implements RateLimitStore {
                 store = fallbackStore;
             }
         }
-        return store.limiter(FallbackLimits.scale(limit, fallbackShare));
+        return store.limiter(share);
     }
 
     private static void healthChanged(RateLimitListener listener, OutageLog outages, StoreHealth previous, StoreHealth current,

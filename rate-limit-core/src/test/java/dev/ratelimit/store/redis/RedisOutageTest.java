@@ -279,6 +279,9 @@ class RedisOutageTest {
             assertThat(first.source()).isEqualTo(Source.LOCAL_FALLBACK);
             assertThat(first.verdict()).isEqualTo(Verdict.ALLOWED);
             assertThat(first.policy()).isEqualTo(new FixedWindow(2, LONG));
+            // The limit the fallback's decisions describe, policy for policy, as header writers ask for it.
+            assertThat(limiter.limitFor(Source.LOCAL_FALLBACK).policies()).singleElement().isSameAs(first.policy());
+            assertThat(limiter.limitFor(Source.STORE)).isSameAs(limiter.limit()).isEqualTo(LIMIT);
             assertThat(first.limit()).isEqualTo(2);
             assertThat(first.remaining()).isEqualTo(1);
             assertThat(limiter.tryAcquire("client").remaining()).isZero();

@@ -33,9 +33,10 @@ import java.util.function.BiConsumer;
  * <p><b>Values.</b> {@code q} is the policy's {@link Policy#limit()}, {@code w} its
  * {@link Policy#window()} in whole seconds rounded up (at least 1), {@code r} the remaining quota,
  * {@code t} the seconds until the quota is full again, rounded up; on a rejection {@code t} equals
- * {@code Retry-After}. A decision of the local fallback describes this instance's share of a policy:
- * its item in {@code RateLimit-Policy} then carries the share's {@code q} and {@code w}, so that
- * {@code r} and {@code X-RateLimit-Limit} agree with it. No partition key ({@code pk}) is sent: it would expose the client id. When the
+ * {@code Retry-After}. Write a decision with the headers of the limit it was made by,
+ * {@link dev.ratelimit.RateLimiter#limitFor}{@code (decision.source())}: for the Redis store's local
+ * fallback, this instance's share of every policy, so that every item of {@code RateLimit-Policy}
+ * says what this instance enforces and agrees with {@code r} and {@code X-RateLimit-Limit}. No partition key ({@code pk}) is sent: it would expose the client id. When the
  * store could not decide (fail-open, fail-closed, or unavailable) only what is known without it is
  * sent: {@code X-RateLimit-Tier} and {@code RateLimit-Policy}.
  */
@@ -72,8 +73,9 @@ public final class LimitHeaders {
     }
 
     /**
-     * The policy field for a decision: the configured one, unless the decision describes a scaled copy
-     * of its policy (the local fallback's share), whose item then says the quota {@code r} counts against.
+     * The policy field for a decision: this limit's, unless the decision describes a policy the limit
+     * does not hold (a custom store deciding by another limit without saying so through
+     * {@link dev.ratelimit.RateLimiter#limitFor}), whose item then says the quota {@code r} counts against.
      */
     private String policyField(int index, Decision decision) {
         Policy decided = decision.policy();
@@ -109,25 +111,7 @@ public final class LimitHeaders {
                 return i; // the store's own policy object: the common case, no equals needed
             }
         }
-        int index = policies.indexOf(decision.policy());
-        if (index < 0 && decision.policy() != null) {
-            // A store may describe a scaled copy of a policy (local fallback): match it by algorithm and window.
-            // A bucket's share has its counts rounded down, so its time to refill from empty may differ from
-            // the bucket's: then the policy of that algorithm with the nearest window.
-            long decided = Durations.toMicros(decision.policy().window());
-            double nearest = Double.MAX_VALUE;
-            for (int i = 0; i < policies.size(); i++) {
-                Policy p = policies.get(i);
-                if (p.algorithm().equals(decision.policy().algorithm())) {
-                    double distance = Math.abs(Math.log((double) Durations.toMicros(p.window()) / decided));
-                    if (distance < nearest) {
-                        nearest = distance;
-                        index = i;
-                    }
-                }
-            }
-        }
-        return Math.max(0, index);
+        return Math.max(0, policies.indexOf(decision.policy()));
     }
 
     /**

@@ -98,9 +98,6 @@ class LimitHeadersTest {
         assertThat(headers.policyField()).isEqualTo("\"search\";q=5;w=1, \"search-1\";q=1000;w=3601, \"search-2\";q=20;w=1728");
         assertThat(headers.itemName(decision(Verdict.ALLOWED, sustained, 3, 0, 0))).isEqualTo("search-1");
         assertThat(headers.itemName(decision(Verdict.ALLOWED, daily, 3, 0, 0))).isEqualTo("search-2");
-        // A scaled copy (local fallback) is matched by algorithm and window.
-        Policy scaledSustained = Policy.slidingWindowLog(500, Duration.ofMillis(3_600_500));
-        assertThat(headers.itemName(decision(Verdict.ALLOWED, scaledSustained, 3, 0, 0))).isEqualTo("search-1");
     }
 
     @Test
@@ -121,18 +118,33 @@ class LimitHeadersTest {
     }
 
     @Test
-    void aLocalFallbackDecisionOfACompositeReplacesOnlyTheItemItDescribes() {
-        Policy burst = Policy.fixedWindow(10, Duration.ofSeconds(1));
-        Policy sustained = Policy.fixedWindow(1000, Duration.ofHours(1));
-        LimitHeaders headers = LimitHeaders.of(Limit.of("search", burst, sustained));
-        Decision fallback = new Decision(Verdict.ALLOWED, Source.LOCAL_FALLBACK,
-                Policy.fixedWindow(500, Duration.ofHours(1)), 500, 400, 1_000_000, 0);
+    void theHeadersOfTheFallbacksShareDescribeEveryPolicyOfACompositeAsThisInstanceEnforcesIt() {
+        // A half share of 10 a second and 1000 an hour, as RateLimiter.limitFor(LOCAL_FALLBACK) gives it.
+        Policy burst = Policy.fixedWindow(5, Duration.ofSeconds(1));
+        Policy sustained = Policy.fixedWindow(500, Duration.ofHours(1));
+        LimitHeaders share = LimitHeaders.of(Limit.of("search", burst, sustained));
+        Decision fallback = new Decision(Verdict.ALLOWED, Source.LOCAL_FALLBACK, sustained, 500, 400, 1_000_000, 0);
 
         Map<String, String> out = new LinkedHashMap<>();
-        headers.write(out::put, HeaderStyle.IETF, "pro", fallback, NOW, 0);
+        share.write(out::put, HeaderStyle.IETF, "pro", fallback, NOW, 0);
 
-        assertThat(out).containsEntry("RateLimit-Policy", "\"search\";q=10;w=1, \"search-1\";q=500;w=3600")
+        assertThat(out).containsEntry("RateLimit-Policy", "\"search\";q=5;w=1, \"search-1\";q=500;w=3600")
                 .containsEntry("RateLimit", "\"search-1\";r=400;t=1");
+        assertThat(share.itemName(fallback)).isEqualTo("search-1");
+    }
+
+    @Test
+    void aPolicyTheLimitDoesNotHoldIsDescribedAsTheFirstItemWithItsOwnQuota() {
+        // A custom store deciding by another limit without saying so (RateLimiter.limitFor): r still agrees with its item.
+        LimitHeaders headers = LimitHeaders.of(Limit.of("search", Policy.fixedWindow(10, Duration.ofSeconds(1)),
+                Policy.fixedWindow(1000, Duration.ofHours(1))));
+        Decision foreign = new Decision(Verdict.ALLOWED, Source.STORE, Policy.fixedWindow(3, Duration.ofSeconds(2)), 3, 2, 1_000_000, 0);
+
+        Map<String, String> out = new LinkedHashMap<>();
+        headers.write(out::put, HeaderStyle.IETF, "pro", foreign, NOW, 0);
+
+        assertThat(out).containsEntry("RateLimit-Policy", "\"search\";q=3;w=2, \"search-1\";q=1000;w=3600")
+                .containsEntry("RateLimit", "\"search\";r=2;t=1");
     }
 
     @Test

@@ -68,8 +68,14 @@ final class FallbackLimits {
         throw new IllegalArgumentException("policy: unknown type " + policy.getClass().getName());
     }
 
+    /**
+     * {@code value * share} rounded down, at least 1; a product within rounding error of a whole number
+     * is that number (90 at 0.7 is 63, although the double product is 62.99999999999999).
+     */
     private static long count(long value, double share) {
-        return Math.max(1, (long) Math.floor(value * share));
+        double scaled = value * share;
+        long rounded = Math.round(scaled);
+        return Math.max(1, Math.abs(scaled - rounded) <= 1e-9 * scaled ? rounded : (long) Math.floor(scaled));
     }
 
     /**

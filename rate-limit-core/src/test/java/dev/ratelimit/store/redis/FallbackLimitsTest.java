@@ -21,6 +21,23 @@ class FallbackLimitsTest {
     }
 
     @Test
+    void aProductThatIsAWholeNumberIsThatNumberNotTheOneBelowItsRoundingError() {
+        // In doubles 90 * 0.7 is 62.99999999999999 and 98 * (1.0 / 49) 1.9999999999999998.
+        assertThat(FallbackLimits.scale(Policy.fixedWindow(90, Duration.ofMinutes(1)), 0.7))
+                .isEqualTo(Policy.fixedWindow(63, Duration.ofMinutes(1)));
+        assertThat(FallbackLimits.scale(Policy.tokenBucket(90, 90, Duration.ofSeconds(1)), 0.7))
+                .as("capacity and refill alike").isEqualTo(Policy.tokenBucket(63, 63, Duration.ofSeconds(1)));
+        assertThat(FallbackLimits.scale(Policy.slidingWindowCounter(98, Duration.ofMinutes(1)), 1.0 / 49))
+                .isEqualTo(Policy.slidingWindowCounter(2, Duration.ofMinutes(1)));
+        for (int n = 2; n <= 64; n++) {
+            for (long limit = n; limit <= 20_000; limit += n) {
+                assertThat(FallbackLimits.scale(Policy.fixedWindow(limit, Duration.ofMinutes(1)), 1.0 / n).limit())
+                        .as("%d at 1/%d", limit, n).isEqualTo(limit / n);
+            }
+        }
+    }
+
+    @Test
     void ratesAreScaledByTokensOrByStretchingThePeriod() {
         assertThat(FallbackLimits.scale(Policy.tokenBucket(100, 10, Duration.ofSeconds(1)), 0.5))
                 .isEqualTo(Policy.tokenBucket(50, 5, Duration.ofSeconds(1)));

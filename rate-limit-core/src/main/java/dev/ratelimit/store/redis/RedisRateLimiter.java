@@ -272,10 +272,12 @@ final class RedisRateLimiter implements RateLimiter {
 
     /** The decision when Redis did not decide: the configured failure mode, with {@code breaker}'s retry hint. */
     private Decision whenUnavailable(CircuitBreaker breaker, String client, long cost, long now) {
-        Limit limit = script.limit();
-        for (Policy p : limit.policies()) {
-            if (cost > p.limit()) {
-                // Never passable whatever Redis holds: say so rather than "retry later".
+        List<Policy> policies = script.limit().policies();
+        for (int i = 0; i < policies.size(); i++) {
+            if (cost > policies.get(i).limit()) {
+                // Never passable whatever Redis holds: say so rather than "retry later", naming the policy
+                // as this mode's other decisions do (the local fallback's share of it).
+                Policy p = limitFor(modeSource()).policies().get(i);
                 return new Decision(Verdict.COST_EXCEEDS_LIMIT, modeSource(), p, p.limit(), p.limit(), 0, Decision.NEVER);
             }
         }
@@ -292,7 +294,8 @@ final class RedisRateLimiter implements RateLimiter {
         try {
             d = fallback.get().tryAcquire(client, cost);
         } catch (RuntimeException e) {
-            return new Decision(Verdict.STORE_UNAVAILABLE, Source.LOCAL_FALLBACK, first, first.limit(), 0, 0, hint);
+            Policy p = share.policies().get(0);
+            return new Decision(Verdict.STORE_UNAVAILABLE, Source.LOCAL_FALLBACK, p, p.limit(), 0, 0, hint);
         }
         if (d.verdict() == Verdict.COST_EXCEEDS_LIMIT) {
             // Only this instance's share is too small for the cost; it passes once Redis is back.

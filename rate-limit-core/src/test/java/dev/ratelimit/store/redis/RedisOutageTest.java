@@ -298,6 +298,22 @@ class RedisOutageTest {
     }
 
     @Test
+    void aNeverPassableCostDuringAnOutageNamesTheFallbacksShareOfThePolicy() {
+        Limit composite = Limit.of("outage-composite", Policy.tokenBucket(10, 1, Duration.ofSeconds(1)), Policy.fixedWindow(4, LONG));
+        try (RedisStore store = store(FailureMode.LOCAL_FALLBACK)) {
+            RateLimiter limiter = store.limiter(composite);
+            redis.kill();
+            Decision never = limiter.tryAcquire("client", 5);
+            assertThat(never.verdict()).isEqualTo(Verdict.COST_EXCEEDS_LIMIT);
+            assertThat(never.source()).isEqualTo(Source.LOCAL_FALLBACK);
+            // Not the 4 Redis enforces: the headers describe it among the share's policies, as they describe the others.
+            assertThat(limiter.limitFor(never.source()).policies()).contains(never.policy());
+            assertThat(never.policy()).isEqualTo(Policy.fixedWindow(2, LONG));
+            assertThat(never.limit()).isEqualTo(2);
+        }
+    }
+
+    @Test
     void aCallThatTimesOutOnAFrozenRedisOpensNoReplacementConnectionOnTheCallersTime() {
         // commons-pool2 2.13 replaces an invalidated connection at once, in the caller's thread: the
         // new connection's handshake waited out a second timeout on the frozen Redis, so a decision

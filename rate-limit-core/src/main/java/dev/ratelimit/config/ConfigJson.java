@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ratelimit.Durations;
 import dev.ratelimit.InvalidConfigurationException;
 import dev.ratelimit.Limit;
 import dev.ratelimit.Policy;
@@ -231,8 +232,15 @@ final class ConfigJson {
         }
     }
 
+    /** A policy's duration, refused here when out of range so that the error quotes it as written ("0s", not PT0S). */
     private static java.time.Duration duration(JsonNode node, String path) {
-        return DurationFormat.parse(text(node, path), path);
+        String text = text(node, path);
+        java.time.Duration d = DurationFormat.parse(text, path);
+        if (d.isZero() || d.isNegative() || d.compareTo(Durations.MAX) > 0) {
+            throw new InvalidConfigurationException(path, "must be more than 0 and at most " + DurationFormat.format(Durations.MAX)
+                    + ", was \"" + text + "\"");
+        }
+        return d;
     }
 
     private static long whole(JsonNode node, String path) {

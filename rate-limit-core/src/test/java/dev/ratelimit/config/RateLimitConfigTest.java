@@ -85,6 +85,19 @@ class RateLimitConfigTest {
     }
 
     @Test
+    void aDurationOutOfRangeIsQuotedAsWrittenWithTheRange() {
+        assertThatThrownBy(() -> parse(tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 5, \"window\": \"0s\"}")))
+                .hasMessage("tiers.pro.scan.window: must be more than 0 and at most 400d, was \"0s\"");
+        assertThatThrownBy(() -> parse(tiers("\"scan\": {\"algorithm\": \"token_bucket\", \"capacity\": 5, \"refillTokens\": 1, "
+                + "\"refillPeriod\": \"401d\"}")))
+                .hasMessage("tiers.pro.scan.refillPeriod: must be more than 0 and at most 400d, was \"401d\"");
+        assertThatThrownBy(() -> parse(tiers("\"scan\": {\"algorithm\": \"gcra\", \"rate\": 5, \"period\": \"P401D\", \"burst\": 1}")))
+                .hasMessage("tiers.pro.scan.period: must be more than 0 and at most 400d, was \"P401D\"");
+        assertThat(parse(tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 5, \"window\": \"400d\"}"))
+                .limit("pro", "scan").orElseThrow().policies()).containsExactly(Policy.fixedWindow(5, Duration.ofDays(400)));
+    }
+
+    @Test
     void compositeLimitsAreArraysAndTheirErrorsCarryTheIndex() {
         RateLimitConfig config = parse(tiers("\"scan\": [{\"algorithm\": \"token_bucket\", \"capacity\": 10, \"refillTokens\": 10, \"refillPeriod\": \"1s\"},"
                 + " {\"algorithm\": \"gcra\", \"rate\": 1000, \"period\": \"1h\", \"burst\": 50}]"));
@@ -294,6 +307,16 @@ class RateLimitConfigTest {
         assertThatThrownBy(() -> RateLimitConfig.builder().unmatched(bucket, null))
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessage("unmatched.policies[1]: must not be null");
+    }
+
+    @Test
+    void anUnmatchedLimitNamedOtherwiseThanDefaultIsRefused() {
+        // Only the record's own constructor can name it: the builder and JSON always say "default".
+        Limit scan = Limit.of("scan", Policy.fixedWindow(5, Duration.ofMinutes(1)));
+        assertThatThrownBy(() -> new RateLimitConfig("free", Map.of("free", Map.of("scan", scan)), Map.of(),
+                List.of(EndpointRule.of("GET", "/api/scan", "scan")), Optional.of(scan), Allowlist.NONE, false))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("unmatched: must be a limit named \"default\", was named \"scan\"");
     }
 
     @Test

@@ -60,7 +60,9 @@ final class OutageLog {
     /** Health went from {@code previous} to {@code current} at {@code now} (the store's clock), because of {@code cause}. */
     synchronized void changed(StoreHealth previous, StoreHealth current, Throwable cause, long now) {
         if (previous == StoreHealth.UP) {
-            if (anyLogged && now - lastLoggedStart < QUIET_MICROS) {
+            // Quiet only while the clock stands within a minute after the last start logged: one stepped
+            // back (NTP, a restored VM) would otherwise silence every outage until it caught up.
+            if (anyLogged && now >= lastLoggedStart && now - lastLoggedStart < QUIET_MICROS) {
                 outageLogged = false;
                 unlogged++;
                 return;

@@ -61,6 +61,18 @@ class OutageLogTest {
     }
 
     @Test
+    void aClockSteppedBackDoesNotSilenceTheNextOutage() {
+        long hour = 3_600_000_000L;
+        log.changed(UP, DEGRADED, DOWN, 5 * hour);
+        log.changed(DEGRADED, UP, null, 5 * hour + 1_000_000);
+        // The local clock is set back an hour (NTP, a VM restored): an outage after it is not "within a minute".
+        log.changed(UP, DEGRADED, DOWN, 4 * hour + 10_000_000);
+        log.changed(DEGRADED, UP, null, 4 * hour + 11_000_000);
+
+        assertThat(lines).containsExactly(FAILING, RECOVERED, FAILING, RECOVERED);
+    }
+
+    @Test
     void alwaysLogsTheBreakerOpeningAndThenTheEndOfThatOutage() {
         log.changed(UP, DEGRADED, DOWN, 0);
         log.changed(DEGRADED, UP, null, 10);

@@ -8,11 +8,13 @@ import java.time.format.DateTimeFormatterBuilder;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoField;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -32,6 +34,8 @@ import java.util.regex.Pattern;
 record RateLimitHints(long retryAfterMicros, long remaining, long limit, long resetMicros, long windowMicros) {
     static final RateLimitHints NONE = new RateLimitHints(-1, -1, -1, -1, -1);
     private static final Pattern DIGITS = Pattern.compile("\\d{1,12}");
+    /** The time of an HTTP-date at a leap second, e.g. {@code 23:59:60}. */
+    private static final Pattern LEAP_SECOND = Pattern.compile("(\\d\\d:\\d\\d):60\\b");
     /** Longer fields are ignored rather than parsed. */
     private static final int MAX_FIELD = 4096;
     private static final long MICROS = 1_000_000L;
@@ -48,13 +52,13 @@ record RateLimitHints(long retryAfterMicros, long remaining, long limit, long re
         long limit = -1;
         long reset = -1;
         long window = -1;
-        Optional<Item> current = headers.firstValue("RateLimit").flatMap(v -> items(v).stream().findFirst());
+        List<Item> policies = items(String.join(", ", headers.allValues("RateLimit-Policy")));
+        Optional<Item> current = binding(items(String.join(", ", headers.allValues("RateLimit"))), policies);
         if (current.isPresent()) {
             remaining = current.get().param("r");
             reset = seconds(current.get().param("t"));
             String name = current.get().name();
-            Optional<Item> policy = headers.firstValue("RateLimit-Policy")
-                    .flatMap(v -> items(v).stream().filter(i -> i.name().equals(name)).findFirst());
+            Optional<Item> policy = policies.stream().filter(i -> i.name().equals(name)).findFirst();
             if (policy.isPresent()) {
                 limit = policy.get().param("q");
                 window = seconds(policy.get().param("w"));
@@ -73,6 +77,24 @@ record RateLimitHints(long retryAfterMicros, long remaining, long limit, long re
             }
         }
         return new RateLimitHints(retryAfter, remaining, limit, reset, window);
+    }
+
+    /**
+     * The item that binds: one with nothing left that is back last, else the one with the least left
+     * (as a share of its policy's quota when known).
+     */
+    private static Optional<Item> binding(List<Item> items, List<Item> policies) {
+        Comparator<Item> order = Comparator
+                .comparing((Item i) -> i.param("r") == 0 ? 0 : 1)
+                .thenComparing(i -> i.param("r") == 0 ? -(double) i.param("t") : share(i, policies));
+        return items.stream().filter(i -> i.param("r") >= 0).min(order).or(() -> items.stream().findFirst());
+    }
+
+    /** What is left of {@code item}'s quota: {@code r/q} when its policy item gives {@code q}, else {@code r}. */
+    private static double share(Item item, List<Item> policies) {
+        long q = policies.stream().filter(p -> p.name().equals(item.name())).mapToLong(p -> p.param("q"))
+                .filter(v -> v > 0).findFirst().orElse(-1);
+        return q > 0 ? (double) item.param("r") / q : item.param("r");
     }
 
     /**
@@ -121,9 +143,15 @@ record RateLimitHints(long retryAfterMicros, long remaining, long limit, long re
         if (v.length() > 64) {
             return -1;
         }
+        // RFC 9110's time-of-day runs to 23:59:60 (a leap second): read it as the second after :59.
+        Matcher leap = LEAP_SECOND.matcher(v);
+        long extra = leap.find() ? 1 : 0;
+        if (extra == 1) {
+            v = leap.replaceFirst("$1:59");
+        }
         for (DateTimeFormatter form : httpDateForms(nowMicros)) {
             try {
-                long at = form.parse(v, Instant::from).getEpochSecond();
+                long at = form.parse(v, Instant::from).getEpochSecond() + extra;
                 // The parser takes years of up to nine digits: a date that far off is a very long wait,
                 // not a product that overflows into no wait at all.
                 long nowSeconds = Math.floorDiv(nowMicros, MICROS);

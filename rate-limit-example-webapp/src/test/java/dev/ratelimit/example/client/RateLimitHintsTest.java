@@ -91,6 +91,42 @@ class RateLimitHintsTest {
         assertThat(bucketLow.paceMicros(0)).as("only at none left").isZero();
     }
 
+    @Test
+    void aFieldSplitOverSeveralLinesReadsLikeTheSameListOnOneLine() {
+        // RFC 9110 5.3 and RFC 8941 4.2: a list field's lines are one list, joined with commas.
+        RateLimitHints oneLine = fields(Map.of(
+                "RateLimit", List.of("\"scan-1\";r=1;t=9"),
+                "RateLimit-Policy", List.of("\"scan\";q=100;w=1, \"scan-1\";q=10;w=10")));
+        RateLimitHints twoLines = fields(Map.of(
+                "RateLimit", List.of("\"scan-1\";r=1;t=9"),
+                "RateLimit-Policy", List.of("\"scan\";q=100;w=1", "\"scan-1\";q=10;w=10")));
+
+        assertThat(oneLine).isEqualTo(new RateLimitHints(-1, 1, 10, 9_000_000, 10_000_000));
+        assertThat(twoLines).isEqualTo(oneLine);
+    }
+
+    @Test
+    void ofSeveralItemsTheOneThatBindsIsRead() {
+        // A server may send one item per policy: the one with nothing left (back last), else the least left.
+        assertThat(hints("RateLimit", "\"minute\";r=8;t=10, \"day\";r=0;t=3600").serverWaitMicros())
+                .as("the day's quota is back in an hour").isEqualTo(3_600_000_000L);
+        RateLimitHints leastLeft = hints("RateLimit", "\"minute\";r=8;t=10, \"day\";r=50;t=3600",
+                "RateLimit-Policy", "\"minute\";q=10;w=60, \"day\";q=1000;w=86400");
+        assertThat(leastLeft).as("8 of 10 is more of its quota than 50 of 1000")
+                .isEqualTo(new RateLimitHints(-1, 50, 1000, 3_600_000_000L, 86_400_000_000L));
+    }
+
+    @Test
+    void readsAnHttpDateAtALeapSecond() {
+        long oneMinuteBefore = NOW - 60_000_000L; // 2025-12-31T23:59:00Z
+        // RFC 9110 5.6.7: a time of day runs to 23:59:60; read as the second after 23:59:59.
+        assertThat(RateLimitHints.retryAfterMicros("Wed, 31 Dec 2025 23:59:60 GMT", oneMinuteBefore)).isEqualTo(60_000_000L);
+    }
+
+    private static RateLimitHints fields(Map<String, List<String>> fields) {
+        return RateLimitHints.from(HttpHeaders.of(new HashMap<>(fields), (a, b) -> true), NOW);
+    }
+
     private static RateLimitHints hints(String... nameValues) {
         Map<String, List<String>> map = new HashMap<>();
         for (int i = 0; i < nameValues.length; i += 2) {

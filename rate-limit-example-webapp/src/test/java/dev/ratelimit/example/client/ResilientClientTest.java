@@ -399,7 +399,56 @@ class ResilientClientTest {
                 .hasMessage("requestTimeout must be a duration > 0, was PT0S");
     }
 
-    /** A server on the loopback address answering every request with {@code handler}. */
+    @Test
+    void pacesWhenThePolicyOfTheNamedItemComesOnASecondFieldLine() throws Exception {
+        // The policy list "a";q=100;w=1, "scan-1";q=10;w=10 sent as two field lines, as a proxy may
+        // split it (RFC 9110 5.3): the client reads them as one list. 1 of 10 left, back in 9 s: pace 1 s.
+        HttpServer stub = stub(x -> {
+            x.getResponseHeaders().add("RateLimit-Policy", "\"a\";q=100;w=1");
+            x.getResponseHeaders().add("RateLimit-Policy", "\"scan-1\";q=10;w=10");
+            x.getResponseHeaders().add("RateLimit", "\"scan-1\";r=1;t=9");
+            x.sendResponseHeaders(200, -1);
+            x.close();
+        });
+        List<Duration> sleeps = new ArrayList<>();
+        try {
+            ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).random(NO_JITTER)
+                    .sleeper(d -> { sleeps.add(d); clock.advance(d); }).build();
+            client.get("/api/scan");
+
+            Exchange second = client.get("/api/scan");
+
+            assertThat(second.attempts().get(0).waitReason()).isEqualTo("paced: 1 left of 10");
+            assertThat(sleeps).containsExactly(Duration.ofSeconds(1));
+        } finally {
+            stub.stop(0);
+        }
+    }
+
+    @Test
+    void doesNotRetryAServerWhoseSecondRateLimitItemSaysNothingIsLeftForAnHour() throws Exception {
+        AtomicInteger requests = new AtomicInteger();
+        HttpServer stub = stub(x -> {
+            requests.incrementAndGet();
+            x.getResponseHeaders().add("RateLimit-Policy", "\"minute\";q=10;w=60, \"day\";q=1000;w=86400");
+            x.getResponseHeaders().add("RateLimit", "\"minute\";r=8;t=10, \"day\";r=0;t=3600");
+            x.sendResponseHeaders(429, -1);
+            x.close();
+        });
+        try {
+            ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).random(NO_JITTER)
+                    .sleeper(clock::advance).build();
+
+            Exchange e = client.get("/api/scan");
+
+            assertThat(e.status()).isEqualTo(429);
+            assertThat(e.gaveUp()).hasValue("the next wait (3600.000s) would exceed the total wait budget (30.000s, 0.000s used)");
+            assertThat(requests).as("the day's quota is not back for an hour: a retry sooner is refused").hasValue(1);
+        } finally {
+            stub.stop(0);
+        }
+    }
+
     /** A server whose every answer says 1 of 10 left, the quota back in 9 s. */
     private static HttpServer oneLeftOfTenBackIn9Seconds() throws IOException {
         return stub(x -> {
@@ -410,6 +459,7 @@ class ResilientClientTest {
         });
     }
 
+    /** A server on the loopback address answering every request with {@code handler}. */
     private static HttpServer stub(HttpHandler handler) throws IOException {
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.setExecutor(Executors.newCachedThreadPool());

@@ -75,7 +75,16 @@ final class FallbackLimits {
     private static long count(long value, double share) {
         double scaled = value * share;
         long rounded = Math.round(scaled);
-        return Math.max(1, Math.abs(scaled - rounded) <= 1e-9 * scaled ? rounded : (long) Math.floor(scaled));
+        return Math.max(1, isRoundingErrorFrom(scaled, rounded) ? rounded : (long) Math.floor(scaled));
+    }
+
+    /**
+     * Whether {@code scaled} differs from {@code whole} by no more than the error of a double product
+     * of that size (a few units in the last place): never a real fraction, however large the number
+     * (3,000,000,001 at 0.5 is 1,500,000,000.5, not 1,500,000,001).
+     */
+    private static boolean isRoundingErrorFrom(double scaled, long whole) {
+        return Math.abs(scaled - whole) <= 4 * Math.ulp(scaled);
     }
 
     /**
@@ -85,7 +94,7 @@ final class FallbackLimits {
      */
     private static long whole(double scaled) {
         long rounded = Math.round(scaled);
-        return rounded >= 1 && Math.abs(scaled - rounded) <= 1e-9 * scaled ? rounded : 0;
+        return rounded >= 1 && isRoundingErrorFrom(scaled, rounded) ? rounded : 0;
     }
 
     /** {@code period / share} (rounded up to whole µs: never faster than the share), capped at the longest period. */

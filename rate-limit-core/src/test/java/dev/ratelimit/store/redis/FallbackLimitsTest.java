@@ -38,6 +38,19 @@ class FallbackLimitsTest {
     }
 
     @Test
+    void aLargeCountOrRateWithARealFractionIsNotRoundedUp() {
+        // 3,000,000,001 at 0.5 is 1,500,000,000.5, exact in a double: a real half, not rounding error.
+        assertThat(FallbackLimits.scale(Policy.fixedWindow(3_000_000_001L, Duration.ofDays(1)), 0.5))
+                .isEqualTo(Policy.fixedWindow(1_500_000_000L, Duration.ofDays(1)));
+        long limit = 2_000_000_000L;
+        assertThat(3 * FallbackLimits.scale(Policy.fixedWindow(limit, Duration.ofHours(1)), 1.0 / 3).limit())
+                .as("three instances at 1/3 together").isLessThanOrEqualTo(limit);
+        // Half of 3,000,000,001 tokens a day is not a whole number of tokens a day: the same tokens over 2 days.
+        assertThat(FallbackLimits.scale(Policy.tokenBucket(1, 3_000_000_001L, Duration.ofDays(1)), 0.5))
+                .isEqualTo(Policy.tokenBucket(1, 3_000_000_001L, Duration.ofDays(2)));
+    }
+
+    @Test
     void ratesAreScaledByTokensOrByStretchingThePeriod() {
         assertThat(FallbackLimits.scale(Policy.tokenBucket(100, 10, Duration.ofSeconds(1)), 0.5))
                 .isEqualTo(Policy.tokenBucket(50, 5, Duration.ofSeconds(1)));

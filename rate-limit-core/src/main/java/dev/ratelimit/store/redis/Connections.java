@@ -169,16 +169,61 @@ final class Connections implements AutoCloseable {
             super(nodes, config, pool);
         }
 
+        private volatile boolean closed;
+
         @Override
         public Connection getConnectionFromSlot(int slot) {
+            refuseIfClosed();
             tried.set(getNode(slot)); // the call routed by its keys' slot
-            return super.getConnectionFromSlot(slot);
+            return openOnly(super.getConnectionFromSlot(slot));
         }
 
         @Override
         public Connection getConnection(HostAndPort node) {
+            refuseIfClosed();
             tried.set(node); // the call redirected by MOVED or ASK
-            return super.getConnection(node);
+            return openOnly(super.getConnection(node));
+        }
+
+        @Override
+        public void renewSlotCache() {
+            if (!closed) {
+                super.renewSlotCache();
+                if (closed) {
+                    super.close(); // pools a renewal re-created after close
+                }
+            }
+        }
+
+        @Override
+        public void renewSlotCache(Connection connection) {
+            if (!closed) {
+                super.renewSlotCache(connection);
+                if (closed) {
+                    super.close();
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+            super.close();
+        }
+
+        private void refuseIfClosed() {
+            if (closed) {
+                throw new IllegalStateException("the Redis store is closed");
+            }
+        }
+
+        private Connection openOnly(Connection c) {
+            if (closed) {
+                c.close();
+                super.close();
+                throw new IllegalStateException("the Redis store is closed");
+            }
+            return c;
         }
     }
 

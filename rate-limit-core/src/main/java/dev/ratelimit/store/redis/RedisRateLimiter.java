@@ -104,13 +104,13 @@ final class RedisRateLimiter implements RateLimiter {
                     reply = call(keys, cost, sentAt);
                 } catch (RuntimeException | LinkageError again) {
                     failedAt = clock.nowMicros();
-                    failed(breaker, again, failedAt - sentAt, failedAt);
+                    failed(breaker, keys.get(0), again, failedAt - sentAt, failedAt);
                     return whenUnavailable(breaker, client, cost, failedAt);
                 } catch (Error fatal) {
                     throw failedFatally(breaker, fatal, sentAt);
                 }
             } else {
-                failed(breaker, e, failedAt - sentAt, failedAt);
+                failed(breaker, keys.get(0), e, failedAt - sentAt, failedAt);
                 return whenUnavailable(breaker, client, cost, failedAt);
             }
         } catch (Error fatal) {
@@ -156,14 +156,14 @@ final class RedisRateLimiter implements RateLimiter {
     private Error failedFatally(CircuitBreaker breaker, Error fatal, long sentAt) {
         try {
             long failedAt = settings.clock().nowMicros();
-            failed(breaker, fatal, failedAt - sentAt, failedAt);
+            failed(breaker, null, fatal, failedAt - sentAt, failedAt);
         } catch (RuntimeException | Error ignored) {
             // the Error is what the caller must see
         }
         return fatal;
     }
 
-    private void failed(CircuitBreaker breaker, Throwable e, long micros, long now) {
+    private void failed(CircuitBreaker breaker, String keys0, Throwable e, long micros, long now) {
         try {
             boolean connectionFailure = isConnectionFailure(e);
             if (connectionFailure) {
@@ -172,6 +172,14 @@ final class RedisRateLimiter implements RateLimiter {
             // On a Cluster, the failure is the node's the call went to last: a master importing the keys'
             // slot (reached by ASK) that died, not the slot's owner, whose other clients keep deciding on Redis.
             CircuitBreaker failing = breaker;
+            if (keys0 != null && breaker == settings.breakers().shared()) {
+                // Chosen before the cluster client (and its slot map) existed: the failure is the keys' master's.
+                CircuitBreaker owner = settings.breakers().forKey(keys0);
+                if (owner != breaker) {
+                    failing = owner;
+                    breaker.callWentElsewhere();
+                }
+            }
             Object tried = connectionFailure ? settings.connections().nodeTried() : null;
             if (tried != null) {
                 failing = settings.breakers().forNode(tried);

@@ -111,6 +111,19 @@ class DispatchTest {
     }
 
     @Test
+    void aRefusedIncludeBeforeTheIncludingPageWroteAnythingIsNoServerError() {
+        start(Counting.EVERY_DISPATCH);
+        server.statuses(10, 1, "GET", "/api/scan");
+
+        // The page includes first and writes after, through its writer, as a JSP does: the refusal goes
+        // in place through the writer (the output stream would make the page's getWriter() throw: a 500).
+        HttpResponse<String> response = server.get("/home?include=/api/scan");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).contains("\"status\":429").endsWith("included");
+    }
+
+    @Test
     void refusesAnAsyncDispatchToALimitedPathAfterTheApplicationTookTheWriter() {
         start(Counting.EVERY_DISPATCH);
         server.statuses(10, 1, "GET", "/api/scan");

@@ -487,6 +487,21 @@ class TomcatFilterTest {
     }
 
     @Test
+    void aRefusedIncludeBeforeTheIncludingPageWroteAnythingIsNoServerError() {
+        start(context -> declareFilter(context, "dispatcher-types", "REQUEST,INCLUDE"));
+        for (int i = 0; i < 10; i++) {
+            get("/api/scan");
+        }
+
+        // The page includes first and writes after, through its writer, as a JSP does: the refusal must
+        // not have taken the output stream (the page's getWriter() would throw, the request be a 500).
+        HttpResponse<String> response = get("/api/home?include=/api/scan");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).contains("\"status\":429").endsWith("included");
+    }
+
+    @Test
     void refusesADispatchToALimitedPathAfterTheApplicationTookTheWriter() {
         start(context -> declareFilter(context, "dispatcher-types", "REQUEST,FORWARD,ASYNC"));
         for (int i = 0; i < 10; i++) {

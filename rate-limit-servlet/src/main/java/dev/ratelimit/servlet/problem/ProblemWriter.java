@@ -32,7 +32,8 @@ public final class ProblemWriter {
 
     /**
      * Sets the status and content type and writes the body, in place of anything buffered (except in an
-     * include) and through the writer if the application already took it; headers already set are kept,
+     * include) and through the writer if the application already took it (in an include, through the
+     * writer unless the including page took the output stream); headers already set are kept,
      * but {@code Cache-Control} says {@code no-store}: a refusal is for this client, now, and a shared
      * cache must not serve it to others whatever an earlier filter said. The response is not flushed,
      * so filters outside this one can still add their headers. A response the application already
@@ -59,6 +60,16 @@ public final class ProblemWriter {
         response.setStatus(problem.status());
         response.setContentType(MEDIA_TYPE);
         response.setHeader("Cache-Control", "no-store");
+        if (request.getDispatcherType() == DispatcherType.INCLUDE) {
+            // The including page goes on writing after the include, most often through its writer (a JSP
+            // always): taking the output stream here would make its getWriter() throw, the page a 500.
+            try {
+                response.getWriter().write(new String(body, StandardCharsets.UTF_8));
+                return;
+            } catch (IllegalStateException streamTaken) {
+                // The page took the output stream: the refusal goes there.
+            }
+        }
         ServletOutputStream out;
         try {
             out = response.getOutputStream();

@@ -22,6 +22,16 @@ public interface RateLimitListener {
     RateLimitListener NONE = new RateLimitListener() {
     };
 
+    /**
+     * The filter bound {@code limit} to requests of {@code tier} to {@code endpoint}: called once for
+     * each, when the filter is built, before any request. A listener that keeps meters per tier,
+     * endpoint and algorithm creates them here at zero, so that a metrics backend that counts only
+     * the growth between two scrapes (Prometheus' {@code rate} and {@code increase}) counts the first
+     * decisions too, not only those after the meter first appeared.
+     */
+    default void onLimitBound(String tier, String endpoint, Limit limit) {
+    }
+
     /** A request was decided. */
     default void onDecision(DecisionEvent event) {
     }

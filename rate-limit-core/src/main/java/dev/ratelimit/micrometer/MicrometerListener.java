@@ -2,6 +2,8 @@ package dev.ratelimit.micrometer;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.DecisionEvent;
+import dev.ratelimit.Limit;
+import dev.ratelimit.Policy;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.Source;
 import dev.ratelimit.StoreHealth;
@@ -47,8 +49,9 @@ import java.util.function.LongSupplier;
  *       circuit closed and the fallback left;</li>
  *   <li>{@code ratelimit_tracked_keys}: when given a supplier (e.g. {@code memoryStore::trackedKeys}).</li>
  * </ul>
- * Meters are created once per tag combination and cached; recording a decision allocates nothing
- * after the first. Counters and timers of several listeners on one registry add up; the health and
+ * Meters are created once per tag combination and cached, at zero when the filter binds its limits
+ * ({@link #onLimitBound}), so that Prometheus' {@code increase} counts a tier's first decisions after a
+ * start too; recording a decision allocates nothing. Counters and timers of several listeners on one registry add up; the health and
  * tracked-keys gauges are the latest listener's: one created later on the same registry (after a
  * reload, say) takes them over from its predecessor, and one created without a tracked-keys supplier
  * removes its predecessor's gauge.
@@ -157,6 +160,15 @@ public final class MicrometerListener implements RateLimitListener {
         return Timer.builder("ratelimit.store").description("Time of each call to the store").tag("result", result)
                 .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(1_000)).maximumExpectedValue(Duration.ofSeconds(1))
                 .distributionStatisticBufferLength(1).register(registry);
+    }
+
+    /** Creates the meters of {@code tier} and {@code endpoint}, for each algorithm of {@code limit}, at zero. */
+    @Override
+    public void onLimitBound(String tier, String endpoint, Limit limit) {
+        EndpointMeters meters = meters(tier, endpoint);
+        for (Policy policy : limit.policies()) {
+            meters.decisions(policy.algorithm(), Outcome.ALLOWED); // creates every outcome's counter
+        }
     }
 
     @Override

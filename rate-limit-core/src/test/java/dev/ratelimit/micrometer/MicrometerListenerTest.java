@@ -56,6 +56,22 @@ class MicrometerListenerTest {
     }
 
     @Test
+    void aBoundLimitHasItsMetersAtZeroForEveryAlgorithmAndOutcome() {
+        Limit search = Limit.of("search", Policy.tokenBucket(10, 1, Duration.ofSeconds(1)), Policy.fixedWindow(100, Duration.ofHours(1)));
+
+        listener.onLimitBound("pro", "search", search);
+
+        for (String algorithm : new String[] {"token_bucket", "fixed_window"}) {
+            for (Outcome outcome : Outcome.values()) {
+                assertThat(registry.get("ratelimit.decisions").tags("tier", "pro", "endpoint", "search", "algorithm", algorithm,
+                        "outcome", outcome.tag).counter().count()).isZero();
+            }
+        }
+        assertThat(registry.get("ratelimit.near.limit").tags("tier", "pro", "endpoint", "search").counter().count()).isZero();
+        assertThat(registry.get("ratelimit.remaining.percent").tags("tier", "pro", "endpoint", "search").summary().count()).isZero();
+    }
+
+    @Test
     void tellsFailOpenAndFallbackApart() {
         Decision open = new Decision(Verdict.ALLOWED, Source.FAIL_OPEN, login.policies().get(0), 5, 5, 0, 0);
         Decision fallback = new Decision(Verdict.REJECTED, Source.LOCAL_FALLBACK, login.policies().get(0), 5, 0, 1_000, 1_000);

@@ -121,6 +121,20 @@ final class Enforcer {
                 bindings[unmatched] = unmatchedBinding;
             }
             byTier.put(tier.getKey(), bindings);
+            if (listener != RateLimitListener.NONE) {
+                for (Binding binding : bindings) {
+                    limitBound(tier.getKey(), binding);
+                }
+            }
+        }
+    }
+
+    /** Tells the listener of a binding before any request (so that its meters exist at zero); a listener that throws changes nothing. */
+    private void limitBound(String tier, Binding binding) {
+        try {
+            listener.onLimitBound(tier, binding.endpoint(), binding.limiter().limit());
+        } catch (Exception | LinkageError e) {
+            listenerLog.warn("RateLimitListener.onLimitBound threw " + ThrottledLog.describe(e) + "; ignored");
         }
     }
 

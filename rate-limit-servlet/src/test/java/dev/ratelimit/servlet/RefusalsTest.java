@@ -3,6 +3,7 @@ package dev.ratelimit.servlet;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ratelimit.Decision;
 import dev.ratelimit.DecisionEvent;
+import dev.ratelimit.Limit;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.ManualClock;
@@ -305,6 +306,11 @@ class RefusalsTest {
     @MethodSource("unexpectedFailures")
     void ignoresAListenerThatThrows(Throwable failure) {
         RateLimitListener throwing = new RateLimitListener() {
+            @Override
+            public void onLimitBound(String tier, String endpoint, Limit limit) {
+                throw thrown(failure); // when the filter is built: it still starts
+            }
+
             @Override
             public void onDecision(DecisionEvent event) {
                 throw thrown(failure);

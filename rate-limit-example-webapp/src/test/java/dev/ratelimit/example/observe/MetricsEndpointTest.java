@@ -84,6 +84,24 @@ class MetricsEndpointTest {
     }
 
     @Test
+    void listsEveryTiersAndEndpointsSeriesAtZeroBeforeTheFirstRequest() {
+        // Prometheus' increase() counts only growth between two scrapes: a series born at 5 would hide
+        // the burst of 429s that created it, the first after every restart.
+        app = RunningExample.start(clock);
+
+        Scrape m = scrape();
+
+        for (String tier : List.of("free", "pro", "enterprise")) {
+            assertThat(m.decisions(tier, "scan", "token_bucket", "allowed")).isZero();
+            assertThat(m.decisions(tier, "scan", "token_bucket", "rejected")).isZero();
+            assertThat(m.decisions(tier, "login", "fixed_window", "rejected")).isZero();
+            assertThat(m.value("ratelimit_near_limit_total{endpoint=\"scan\",tier=\"" + tier + "\"}")).isZero();
+            assertThat(m.value("ratelimit_remaining_percent_bucket{endpoint=\"login\",tier=\"" + tier + "\",le=\"10.0\"}")).isZero();
+        }
+        assertThat(m.decisions("pro", "reports", "sliding_window_counter", "fallback_rejected")).isZero();
+    }
+
+    @Test
     void countsAMalformedApiKeyAsUndecidedNotAsADecision() {
         app = RunningExample.start(clock);
 

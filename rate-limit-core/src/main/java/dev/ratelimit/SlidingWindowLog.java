@@ -4,8 +4,8 @@ import java.time.Duration;
 
 /**
  * Exactly at most {@code limit} requests in any window of length {@code window}: the log remembers
- * when each admitted request (each unit of its cost) happened, and a request passes when fewer than
- * {@code limit} remembered units are younger than {@code window}.
+ * when each admitted request (each unit of its cost) happened, and a request of cost {@code c} passes
+ * when the remembered units younger than {@code window}, plus {@code c}, are at most {@code limit}.
  *
  * <p>Pick it where the count must be exact over any window (compliance, login). No burst beyond the
  * limit. State per key grows with use, up to {@code limit} timestamps: 8 bytes each in memory; in a

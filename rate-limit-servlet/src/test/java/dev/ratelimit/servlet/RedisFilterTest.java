@@ -198,16 +198,9 @@ class RedisFilterTest {
     void localFallbackHeadersOfACompositeDescribeTheShareOfEveryPolicy() {
         // An hourly window and a bucket of 10 refilled at 1/s; a quarter of each while Redis is unreachable:
         // 250 an hour, and 2 tokens refilled at 1 per 4 s (its time to refill from empty is 8 s, not 10 s).
-        RateLimitConfig config = RateLimitConfig.builder()
-                .endpoint(EndpointRule.of("GET", "/api/scan", "scan"))
-                .limit("free", "scan", Policy.fixedWindow(1000, Duration.ofHours(1)), Policy.tokenBucket(10, 1, Duration.ofSeconds(1)))
-                .build();
         ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
-        RedisStore store = RedisStore.builder().url("redis://127.0.0.1:" + RedisServer.freePort()).clock(clock)
-                .fallbackShare(0.25).connectTimeout(Duration.ofMillis(200)).readTimeout(Duration.ofMillis(200)).build();
-        stores.add(store);
-        TestServer server = TestServer.start(RateLimitFilter.builder().config(config).store(store).clock(clock).build());
-        servers.add(server);
+        TestServer server = unreachableRedisScan(clock, 0.25, Policy.fixedWindow(1000, Duration.ofHours(1)),
+                Policy.tokenBucket(10, 1, Duration.ofSeconds(1)));
 
         HttpResponse<String> first = server.get("/api/scan");
         assertThat(first.statusCode()).isEqualTo(200);
@@ -226,16 +219,9 @@ class RedisFilterTest {
     @Test
     void aClientKeepingToTheFallbacksAdvertisedPolicyIsRefusedOnlyBeyondIt() {
         // 4 an hour and 2 a second; half of each while Redis is unreachable: 2 an hour and 1 a second.
-        RateLimitConfig config = RateLimitConfig.builder()
-                .endpoint(EndpointRule.of("GET", "/api/scan", "scan"))
-                .limit("free", "scan", Policy.fixedWindow(4, Duration.ofHours(1)), Policy.fixedWindow(2, Duration.ofSeconds(1)))
-                .build();
         ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
-        RedisStore store = RedisStore.builder().url("redis://127.0.0.1:" + RedisServer.freePort()).clock(clock)
-                .fallbackShare(0.5).connectTimeout(Duration.ofMillis(200)).readTimeout(Duration.ofMillis(200)).build();
-        stores.add(store);
-        TestServer server = TestServer.start(RateLimitFilter.builder().config(config).store(store).clock(clock).build());
-        servers.add(server);
+        TestServer server = unreachableRedisScan(clock, 0.5, Policy.fixedWindow(4, Duration.ofHours(1)),
+                Policy.fixedWindow(2, Duration.ofSeconds(1)));
 
         HttpResponse<String> first = server.get("/api/scan");
         assertThat(first.statusCode()).isEqualTo(200);
@@ -249,6 +235,23 @@ class RedisFilterTest {
         assertThat(third.statusCode()).as("the third in the hour, beyond q=2").isEqualTo(429);
         assertThat(third.headers().firstValue("Retry-After")).hasValue("3598");
         assertThat(third.body()).contains("\"policy\":\"scan\"");
+    }
+
+    /**
+     * A server limiting GET /api/scan of the free tier to {@code policies}, on a Redis store whose Redis
+     * is never there: every decision is the local fallback's, with {@code share} of each policy.
+     */
+    private TestServer unreachableRedisScan(ManualClock clock, double share, Policy... policies) {
+        RateLimitConfig config = RateLimitConfig.builder()
+                .endpoint(EndpointRule.of("GET", "/api/scan", "scan"))
+                .limit("free", "scan", policies)
+                .build();
+        RedisStore store = RedisStore.builder().url("redis://127.0.0.1:" + RedisServer.freePort()).clock(clock)
+                .fallbackShare(share).connectTimeout(Duration.ofMillis(200)).readTimeout(Duration.ofMillis(200)).build();
+        stores.add(store);
+        TestServer server = TestServer.start(RateLimitFilter.builder().config(config).store(store).clock(clock).build());
+        servers.add(server);
+        return server;
     }
 
     @Test

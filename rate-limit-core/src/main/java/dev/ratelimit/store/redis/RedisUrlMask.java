@@ -13,8 +13,9 @@ package dev.ratelimit.store.redis;
  *   <li>without one: a port that is not a number, or any port after an empty host, and everything
  *       after it, since a URL whose host was left out puts the password there: {@code redis://:s3cret}
  *       shows as {@code redis://:***};</li>
- *   <li>a query or fragment, which the store never takes and other clients' URLs put passwords in
- *       ({@code ?password=...}): {@code redis://cache?password=s3cret} shows as {@code redis://cache?***}.</li>
+ *   <li>a query or fragment after the last {@code @} (a password may hold {@code ?} or {@code #}), which
+ *       the store never takes and other clients' URLs put passwords in ({@code ?password=...}):
+ *       {@code redis://cache?password=s3cret} shows as {@code redis://cache?***}.</li>
  * </ul>
  */
 public final class RedisUrlMask {
@@ -29,9 +30,11 @@ public final class RedisUrlMask {
             return "null";
         }
         // A query or fragment is never part of a URL the store takes, and other clients' URLs carry
-        // passwords there (?password=...): hidden whole.
-        int query = url.indexOf('?');
-        int fragment = url.indexOf('#');
+        // passwords there (?password=...): hidden whole. Looked for only after the last '@': before it
+        // everything is hidden as credentials anyway, and a password may hold '?' or '#'.
+        int after = Math.max(0, url.lastIndexOf('@'));
+        int query = url.indexOf('?', after);
+        int fragment = url.indexOf('#', after);
         int cut = query < 0 ? fragment : fragment < 0 ? query : Math.min(query, fragment);
         String shown = cut < 0 ? masked(url) : masked(url.substring(0, cut)) + url.charAt(cut) + HIDDEN;
         return shown.replaceAll("\\p{Cntrl}", "?");

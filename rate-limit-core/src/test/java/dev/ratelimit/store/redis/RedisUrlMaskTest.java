@@ -13,6 +13,10 @@ class RedisUrlMaskTest {
             // the store splits credentials at the last '@', so a password may hold '/' or '@'
             "redis://:s3cr/et@cache:6379/1             | redis://***@cache:6379/1",
             "redis://admin:hun@ter2@cache:6379         | redis://***@cache:6379",
+            // a password may hold '?' or '#': a query or fragment starts only after the last '@'
+            "redis://default:2024#Winter@cache:6379    | redis://***@cache:6379",
+            "redis://admin:1/xK9pQ?z@cache:6379        | redis://***@cache:6379",
+            "redis://:867530?9@cache:6379              | redis://***@cache:6379",
             // a typo in the scheme: the store still takes everything before the last '@' for credentials
             "redis:/:hunter2@cache:6379                | ***@cache:6379",
             ":hunter2@cache:6379                       | ***@cache:6379",

@@ -187,9 +187,14 @@ public final class ClientCli {
                   --pace-below=0.1              'little': at most this share of the limit left""";
     }
 
-    /** An API key as the output shows it: its prefix up to the last '-' (the tier), never the rest. */
+    /**
+     * An API key as the output shows it: a tier prefix such as {@code sk-free-} (one or two words of
+     * lower-case letters, each followed by '-'), never the rest; nothing of a key without one (a UUID's
+     * groups up to its last '-' would be most of it).
+     */
     static String shown(String key) {
         int dash = key.lastIndexOf('-');
-        return (dash > 0 && dash < key.length() - 1 ? key.substring(0, dash + 1) : "") + "*** (" + key.length() + " characters)";
+        String prefix = dash > 0 && dash < key.length() - 1 ? key.substring(0, dash + 1) : "";
+        return (prefix.matches("[a-z]{1,8}-([a-z]{1,12}-)?") ? prefix : "") + "*** (" + key.length() + " characters)";
     }
 }

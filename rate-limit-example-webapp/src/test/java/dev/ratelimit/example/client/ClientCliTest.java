@@ -158,4 +158,14 @@ class ClientCliTest {
     private String err() {
         return err.toString(StandardCharsets.UTF_8).replace(System.lineSeparator(), "\n");
     }
+
+    @Test
+    void showsAKeysTierPrefixAndNothingOfAKeyWithout() {
+        assertThat(ClientCli.shown("sk-free-abc")).isEqualTo("sk-free-*** (11 characters)");
+        assertThat(ClientCli.shown("sk-pro-0000000a")).isEqualTo("sk-pro-*** (15 characters)");
+        // A UUID's groups up to its last '-' are two thirds of it.
+        assertThat(ClientCli.shown("0f3c9a2b-7d4e-4c1a-9b8e-2f6d5a4c3b1e")).isEqualTo("*** (36 characters)");
+        assertThat(ClientCli.shown("deadbeef-cafe-face-bead-0123456789ab")).isEqualTo("*** (36 characters)");
+        assertThat(ClientCli.shown("plainkey")).isEqualTo("*** (8 characters)");
+    }
 }

@@ -134,9 +134,19 @@ public final class Flags {
         throw invalid(name, "must be true or false");
     }
 
-    /** An error naming {@code --name} and its value. */
+    /** An error naming {@code --name} and its value, a URL's user:password shown as {@code ***}. */
     public UsageException invalid(String name, String problem) {
-        return new UsageException("--" + name + "=\"" + clean(values.getOrDefault(name, "")) + "\": " + problem);
+        return new UsageException("--" + name + "=\"" + clean(hidingUserInfo(values.getOrDefault(name, ""))) + "\": " + problem);
+    }
+
+    /**
+     * {@code text} with what lies between {@code ://} and the last '@' (a URL's user:password, even one
+     * the URL parser refused) shown as {@code ***}; text without both unchanged.
+     */
+    public static String hidingUserInfo(String text) {
+        int scheme = text.indexOf("://");
+        int at = text.lastIndexOf('@');
+        return scheme >= 0 && at > scheme ? text.substring(0, scheme + 3) + "***" + text.substring(at) : text;
     }
 
     /**

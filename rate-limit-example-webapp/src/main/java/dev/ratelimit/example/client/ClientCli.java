@@ -66,6 +66,11 @@ public final class ClientCli {
                 throw flags.invalid("url", "must be a base URL such as http://localhost:8080: a port up to 65535,"
                         + " no ?query or #fragment");
             }
+            if (url.getRawUserInfo() != null) {
+                // java.net.http sends no credentials from a URL, and the first output line would print them.
+                throw flags.invalid("url", "must not hold user:password@ (the client sends no credentials from the URL;"
+                        + " an API key goes in --api-key)");
+            }
             path = flags.text("path", "/api/scan");
             if (!path.startsWith("/")) {
                 throw flags.invalid("path", "must start with /");

@@ -42,10 +42,14 @@ record LoadCheckOptions(List<URI> urls, List<Target> targets, Duration duration,
             try {
                 uri = new URI(u.trim());
             } catch (java.net.URISyntaxException e) {
-                throw flags.invalid("url", "\"" + u.trim() + "\" is not a URL");
+                throw flags.invalid("url", "\"" + Flags.hidingUserInfo(u.trim()) + "\" is not a URL");
             }
             if (uri.getScheme() == null || !uri.getScheme().matches("https?") || uri.getHost() == null) {
-                throw flags.invalid("url", "\"" + u.trim() + "\" must be an http:// or https:// URL with a host");
+                throw flags.invalid("url", "\"" + Flags.hidingUserInfo(u.trim()) + "\" must be an http:// or https:// URL with a host");
+            }
+            if (uri.getRawUserInfo() != null) {
+                // The load check sends no credentials from a URL, and its first output line would print them.
+                throw flags.invalid("url", "\"" + Flags.hidingUserInfo(u.trim()) + "\" must not hold user:password@");
             }
             urls.add(uri);
         }

@@ -123,6 +123,23 @@ class ClientCliTest {
     }
 
     @Test
+    void aUrlWithCredentialsIsRefusedAndNoLineShowsThePassword() throws InterruptedException {
+        String authority = app.uri().getRawAuthority();
+        assertThat(run("--url=http://admin:s3cret@" + authority, "--requests=1")).isEqualTo(2);
+        assertThat(run("--url=http://admin:s3cret@127.0.0.1:99999", "--requests=1")).isEqualTo(2);
+        assertThat(run("--url=http://admin:s3 cret@" + authority, "--requests=1")).isEqualTo(2);
+
+        assertThat(err().split("\n")).containsExactly(
+                "ResilientClient CLI: --url=\"http://***@" + authority + "\": must not hold user:password@ (the client sends"
+                        + " no credentials from the URL; an API key goes in --api-key) (--help lists every flag)",
+                "ResilientClient CLI: --url=\"http://***@127.0.0.1:99999\": must be a base URL such as http://localhost:8080:"
+                        + " a port up to 65535, no ?query or #fragment (--help lists every flag)",
+                "ResilientClient CLI: --url=\"http://***@" + authority + "\": must be an http:// or https:// URL with a host"
+                        + " (--help lists every flag)");
+        assertThat(out()).isEmpty();
+    }
+
+    @Test
     void aMaxDelayBelowTheBaseDelayIsOneLineNamingTheFlagsTheUserTypes() throws InterruptedException {
         assertThat(run("--url=" + app.uri(), "--max-delay=100ms")).isEqualTo(2);
 

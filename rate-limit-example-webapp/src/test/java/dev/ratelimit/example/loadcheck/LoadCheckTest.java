@@ -82,6 +82,18 @@ class LoadCheckTest {
                 """);
     }
 
+    @Test
+    void aUrlWithCredentialsIsRefusedAndNoLineShowsThePassword() throws Exception {
+        assertThat(run("--url=http://localhost:8080,http://admin:s3cret@localhost:8081")).isEqualTo(LoadCheck.USAGE);
+        assertThat(run("--url=http://admin:s3 cret@localhost:8081")).isEqualTo(LoadCheck.USAGE);
+
+        assertThat(err()).isEqualTo("""
+                load check: --url="http://***@localhost:8081": "http://***@localhost:8081" must not hold user:password@ (--help lists every flag)
+                load check: --url="http://***@localhost:8081": "http://***@localhost:8081" is not a URL (--help lists every flag)
+                """);
+        assertThat(out()).isEmpty();
+    }
+
     private int run(String... args) throws InterruptedException {
         return LoadCheck.run(args, Clock.system(), new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));

@@ -18,7 +18,7 @@ import java.util.Locale;
  * rediss-cluster://...                                           the same over TLS
  * redis-sentinel://[user:password@]host1:port1,host2:port2/masterName[/db]
  * </pre>
- * User and password may be percent-encoded; {@code :password@} alone (no user) logs in as the default
+ * One trailing {@code /} is ignored. User and password may be percent-encoded; {@code :password@} alone (no user) logs in as the default
  * user. An IPv6 host is written in brackets, {@code [::1]:6379}, a zone id after {@code %25}
  * ({@code [fe80::1%25eth0]}). A {@code ${...}} placeholder is
  * refused, not expanded. Errors name the URL as {@link RedisUrlMask} shows it.
@@ -94,6 +94,8 @@ record RedisUrl(Kind kind, boolean tls, String user, String password, List<Node>
         int slash = rest.indexOf('/');
         String hostList = slash < 0 ? rest : rest.substring(0, slash);
         String path = slash < 0 ? "" : rest.substring(slash + 1);
+        // One trailing '/' is nothing, as after the host: redis://host/2/ and .../mymaster/ as well as redis://host/.
+        path = path.length() > 1 && path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
         int defaultPort = kind == Kind.SENTINEL ? DEFAULT_SENTINEL_PORT : DEFAULT_PORT;
         List<Node> nodes = new ArrayList<>();
         for (String hostPort : hostList.split(",", -1)) {

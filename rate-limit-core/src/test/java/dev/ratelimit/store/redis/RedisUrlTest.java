@@ -65,6 +65,17 @@ class RedisUrlTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
+            "redis://host/             | redis://host:6379",
+            "redis://host/2/           | redis://host:6379/2",
+            "redis-cluster://h1:1,h2/  | redis-cluster://h1:1,h2:6379",
+            "redis-sentinel://s1/m/    | redis-sentinel://s1:26379/m",
+            "redis-sentinel://s1/m/4/  | redis-sentinel://s1:26379/m/4"})
+    void oneTrailingSlashIsIgnoredWhateverTheTopology(String url, String parsed) {
+        assertThat(RedisUrl.parse(url).toString()).isEqualTo(parsed);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
             "http://host:6379           | has an unknown scheme \"http\"",
             "host:6379                  | must start with redis://",
             "redis://host:0             | has an invalid port \"0\"",
@@ -76,6 +87,9 @@ class RedisUrlTest {
             "redis://h1:1,h2:2          | names 2 hosts",
             "redis-cluster://h1:1/0     | must not name a database",
             "redis-sentinel://s1:1      | must name the master",
+            "redis-sentinel://s1:1/     | must name the master",
+            "redis://host//             | must have at most one path segment",
+            "redis://host/2//           | must have at most one path segment",
             "redis://host?timeout=5     | must not have a query",
             "redis://:6379              | has an invalid host",
             "redis://secretonly@host    | must write credentials as user:password@"})

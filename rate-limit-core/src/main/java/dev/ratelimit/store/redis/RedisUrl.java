@@ -83,6 +83,12 @@ record RedisUrl(Kind kind, boolean tls, String user, String password, List<Node>
         int at = rest.lastIndexOf('@');
         if (at >= 0) {
             String userInfo = rest.substring(0, at);
+            int innerAt = userInfo.indexOf('@');
+            if (innerAt >= 0 && userInfo.indexOf(',', innerAt) >= 0) {
+                // u:p@h1,u:p@h2 read up to the last '@' would be one password "p@h1,u:p" and one node.
+                throw bad(url, "must write credentials once, before the first host: scheme://user:password@host1,host2"
+                        + " (percent-encode an '@' or ',' in the password)");
+            }
             rest = rest.substring(at + 1);
             int colon = userInfo.indexOf(':');
             if (colon < 0) {

@@ -126,6 +126,20 @@ class RedisUrlTest {
     }
 
     @Test
+    void credentialsBeforeEachSeedNodeAreRefusedNotReadAsOnePasswordAndTheLastNode() {
+        // Read up to the last '@', this was user "u", password "hunter2@h1:7000,u:hunter2" and one node, h2.
+        for (String url : List.of("redis-cluster://u:hunter2@h1:7000,u:hunter2@h2:7001",
+                "redis-sentinel://:hunter2@s1,:hunter2@s2/mymaster")) {
+            assertThatThrownBy(() -> RedisUrl.parse(url))
+                    .isInstanceOf(InvalidConfigurationException.class)
+                    .hasMessageContaining("must write credentials once, before the first host")
+                    .hasMessageNotContaining("hunter2");
+        }
+        // A percent-encoded '@' or ',' in a password is no such list.
+        assertThat(RedisUrl.parse("redis-cluster://u:p%40ss%2Cw@h1:7000,h2:7001").password()).isEqualTo("p@ss,w");
+    }
+
+    @Test
     void aBadUrlNeverEchoesItsPassword() {
         for (String url : List.of("redis://admin:hunter2@host:notaport", "redis-cluster://:hunter2@h:1/9",
                 "redis://hunter2@host", "ftp://user:hunter2@host",

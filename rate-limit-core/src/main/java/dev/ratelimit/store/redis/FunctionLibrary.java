@@ -213,13 +213,17 @@ final class FunctionLibrary {
     /**
      * Whether {@code e} refuses a write for the state the server is in, not for what it can run:
      * full under {@code noeviction} (OOM), a replica (READONLY), loading its data, busy with a
-     * script, failing to save (MISCONF), a Cluster or replication problem, or the store's login
+     * script, failing to save (MISCONF), at its {@code maxclients}, a Cluster or replication problem, or the store's login
      * (WRONGPASS, NOAUTH: a master added without the store's user, a password changed on one node).
      * Such a server runs the library once it is itself again: turning the library off for good would
      * leave the store on EVALSHA, a quarter more Redis time per decision, until the application restarts.
      */
     static boolean isServerState(JedisDataException e) {
-        String code = message(e).split(" ", 2)[0];
+        String message = message(e);
+        if (message.startsWith("err max number of clients reached")) {
+            return true; // the connection a load opened, refused by a server at its maxclients
+        }
+        String code = message.split(" ", 2)[0];
         return switch (code) {
             case "oom", "readonly", "loading", "busy", "misconf", "masterdown", "noreplicas", "clusterdown", "tryagain",
                  "wrongpass", "noauth" -> true;

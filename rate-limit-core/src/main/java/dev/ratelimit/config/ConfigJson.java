@@ -30,7 +30,13 @@ import java.util.Set;
  * ({@code tiers.pro.scan.capacity: must be > 0, was 0}) and unknown fields are errors.
  */
 final class ConfigJson {
-    private static final ObjectMapper MAPPER = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+    /**
+     * Strict about duplicate fields; never closes the stream it reads: {@link RateLimitConfig#fromJson(InputStream, String)}
+     * documents the stream as the caller's (an entry of a {@code ZipInputStream}, say), and the file and classpath readers
+     * close their own.
+     */
+    private static final ObjectMapper MAPPER = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+            .disable(JsonParser.Feature.AUTO_CLOSE_SOURCE);
     private static final Set<String> TOP = Set.of("defaultTier", "tiers", "tierPrefixes", "endpoints", "unmatched", "allowlist", "shadow");
 
     private ConfigJson() {

@@ -179,10 +179,11 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
     /**
      * Loads JSON from a classpath resource, looked up with the thread's context class loader (in a
      * servlet container, the web application's, as the filter's {@code config=classpath:...} init-param
-     * reads it), then with this library's class loader.
+     * reads it), then with this library's class loader. A leading {@code /} (as {@code Class.getResource}
+     * takes it) is dropped: class loaders name resources without one.
      */
     public static RateLimitConfig fromClasspath(String resource) {
-        return ConfigJson.readResource(resource, true);
+        return ConfigJson.readResource(resource.startsWith("/") ? resource.substring(1) : resource, true);
     }
 
     /** A builder for configuration in code. */

@@ -344,4 +344,18 @@ class RateLimitConfigTest {
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessage("tierPrefixes." + shown + ": must be visible ASCII (! to ~) like the API keys it matches, was \"" + shown + "\"");
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"dev/ratelimit/config/default-rate-limits.json", "/dev/ratelimit/config/default-rate-limits.json"})
+    void aClasspathResourceLoadsWithOrWithoutALeadingSlashAsTheInitParamDoes(String resource) {
+        // Class.getResource takes "/x.json"; a class loader never finds it, and the config=classpath:/x.json init-param strips it.
+        assertThat(RateLimitConfig.fromClasspath(resource)).isEqualTo(RateLimitConfig.defaults());
+    }
+
+    @Test
+    void aMissingClasspathResourceFailsNamingIt() {
+        assertThatThrownBy(() -> RateLimitConfig.fromClasspath("no-such-rate-limits.json"))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("config: classpath resource not found: no-such-rate-limits.json");
+    }
 }

@@ -74,7 +74,10 @@ public final class LoadCheck {
         threads.forEach(Thread::start);
         long progressMillis = options.progress().toMillis();
         while (!(progressMillis > 0 ? done.await(progressMillis, TimeUnit.MILLISECONDS) : awaitAll(done))) {
-            out.println(progress(clients, clock.nowMicros() - start, options.duration()));
+            long now = clock.nowMicros();
+            if (now < deadline) { // a run as long as --progress ends as the wait does: the table follows, no progress line
+                out.println(progress(clients, now - start, options.duration()));
+            }
         }
         LoadReport report = LoadReport.of(clients, options.skew());
         out.print(report.render());

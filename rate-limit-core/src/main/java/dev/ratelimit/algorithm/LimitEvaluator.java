@@ -105,17 +105,28 @@ public final class LimitEvaluator {
         return at;
     }
 
+    /**
+     * The policy with the fewest requests left; of those tied, the one whose quota comes back last:
+     * once they are used up, the next request waits for that one, so its reset is the one to tell.
+     */
     private int closestToRejecting(long[] s, int base, Object[] logArray, int logBase, long now) {
         if (algorithms.length == 1) {
             return 0;
         }
         int best = 0;
         long fewest = Long.MAX_VALUE;
+        long latestReset = -1;
         for (int i = 0; i < algorithms.length; i++) {
-            long remaining = algorithms[i].remaining(s, base + wordOffsets[i], logArray, logBase + logOffsets[i], now);
-            if (remaining < fewest) {
-                fewest = remaining;
-                best = i;
+            int o = base + wordOffsets[i];
+            int l = logBase + logOffsets[i];
+            long remaining = algorithms[i].remaining(s, o, logArray, l, now);
+            if (remaining <= fewest) {
+                long reset = algorithms[i].resetAfterMicros(s, o, logArray, l, now);
+                if (remaining < fewest || reset > latestReset) {
+                    fewest = remaining;
+                    latestReset = reset;
+                    best = i;
+                }
             }
         }
         return best;

@@ -228,9 +228,10 @@ public abstract class RateLimitStoreContract {
         assertDecision(byBucket, Verdict.REJECTED, 0, 2_000_000, 1_000_000);
         run.advance(Duration.ofSeconds(1));
         Decision third = run.acquire(1);
-        // both have 0 left: the first policy describes the decision
-        assertThat(third.policy()).isEqualTo(Policy.tokenBucket(2, 1, Duration.ofSeconds(1)));
-        assertDecision(third, Verdict.ALLOWED, 0, 2_000_000, 0);
+        // both have 0 left: the window, whose quota comes back last, describes the decision; a client
+        // told the bucket's 2 s would be refused then for 30 minutes
+        assertThat(third.policy()).isEqualTo(Policy.fixedWindow(3, Duration.ofHours(1)));
+        assertDecision(third, Verdict.ALLOWED, 0, 1_799_000_000, 0);
         run.advance(Duration.ofSeconds(5));
         Decision byWindow = run.acquire(1);
         assertThat(byWindow.policy()).isEqualTo(Policy.fixedWindow(3, Duration.ofHours(1)));

@@ -170,6 +170,24 @@ class HeadersTest {
     }
 
     @Test
+    void whenTwoPoliciesOfACompositeHaveEquallyFewLeftTheHeadersTellTheLaterReset() {
+        RateLimitConfig config = RateLimitConfig.builder()
+                .endpoint(EndpointRule.of("GET", "/api/scan", "scan"))
+                .limit("free", "scan", Policy.tokenBucket(2, 2, Duration.ofSeconds(1)), Policy.fixedWindow(2, Duration.ofHours(1)))
+                .build();
+        start(RateLimitFilter.builder().config(config));
+
+        server.get("/api/scan");
+        HttpResponse<String> second = server.get("/api/scan");
+        // Both have 0 left. The bucket's "t=1" would send the client back in a second, to a 429 for an hour.
+        assertThat(second.headers().firstValue("RateLimit")).hasValue("\"scan-1\";r=0;t=3600");
+        assertThat(second.headers().firstValue("X-RateLimit-Reset")).hasValue(String.valueOf(EPOCH + 3600));
+
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(server.get("/api/scan").headers().firstValue("Retry-After")).hasValue("3599");
+    }
+
+    @Test
     void sendsOnlyTheXSetOrOnlyTheIetfSetWhenAsked() {
         start(RateLimitFilter.builder().headerStyle(HeaderStyle.X));
         assertThat(rateLimitHeaders(server.get("/api/scan")).keySet())

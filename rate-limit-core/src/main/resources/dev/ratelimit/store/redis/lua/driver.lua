@@ -88,13 +88,14 @@ local function decideAll(KEYS, ARGV, now, cost, slackMillis)
     end
     return { verdict, decider - 1, fewest, resets[decider], longestWait }
   end
-  -- Allowed: take the cost from each and describe the policy closest to rejecting (the first if tied).
+  -- Allowed: take the cost from each and describe the policy closest to rejecting; of those tied, the
+  -- one whose quota comes back last (the first if that ties too).
   local best
   for i = 1, n do
     local p = params[i]
     local _, remaining, resetAfter, forgetAt, state = algorithms[i](values[i], p[1], p[2], p[3], now, cost, true)
     save(KEYS[i], state, forgetAt, now, slackMillis)
-    if best == nil or remaining < remainings[best] then
+    if best == nil or remaining < remainings[best] or (remaining == remainings[best] and resetAfter > resets[best]) then
       best = i
     end
     remainings[i], resets[i] = remaining, resetAfter

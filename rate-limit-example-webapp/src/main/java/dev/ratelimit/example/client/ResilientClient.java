@@ -31,6 +31,8 @@ import java.util.random.RandomGenerator;
  *   <li><b>Retries 429 and 503</b> after the longer of the server's wait ({@code Retry-After},
  *       else the rate-limit headers' time until the quota is back) and an exponential back-off with
  *       full jitter ({@code uniform(0, min(maxDelay, baseDelay * 2^(n-1)))} before retry {@code n}).
+ *       A 429 without {@code Retry-After} whose headers say quota is left is not retried: the request
+ *       can never pass (it costs more than the limit allows), so no wait helps.
  *       Connection failures are retried the same way (any method when the connection was refused,
  *       only idempotent methods otherwise).</li>
  *   <li><b>Paces itself</b>: when a response says little quota is left (at most {@code lowFraction} of
@@ -165,6 +167,12 @@ public final class ResilientClient {
                     hints.remaining() < 0 ? OptionalLong.empty() : OptionalLong.of(hints.remaining()), ""));
             if (status != 429 && status != 503) {
                 return new Exchange(response, attempts, Optional.empty());
+            }
+            if (status == 429 && hints.retryAfterMicros() < 0 && hints.remaining() > 0) {
+                // Refused though quota is left, and not told when to come back: the request itself can
+                // never pass (e.g. it costs more than the limit allows), so no wait helps.
+                return new Exchange(response, attempts, Optional.of("a 429 without Retry-After while " + hints.remaining()
+                        + " requests are left: waiting would not help"));
             }
             if (number > maxRetries) {
                 return new Exchange(response, attempts, Optional.of("retries exhausted (" + maxRetries + ")"));

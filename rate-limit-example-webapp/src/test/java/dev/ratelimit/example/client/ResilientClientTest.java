@@ -449,6 +449,40 @@ class ResilientClientTest {
         }
     }
 
+    @Test
+    void doesNotRetryA429WithoutRetryAfterWhileTheQuotaIsLeft() throws Exception {
+        // The filter's answer to a request that costs more than the limit ever allows (README, "The
+        // filter's own answers"): no Retry-After, "do not retry", the quota untouched (10 of 10 left).
+        AtomicInteger requests = new AtomicInteger();
+        HttpServer stub = stub(x -> {
+            requests.incrementAndGet();
+            x.getResponseHeaders().add("X-RateLimit-Limit", "10");
+            x.getResponseHeaders().add("X-RateLimit-Remaining", "10");
+            x.getResponseHeaders().add("RateLimit-Policy", "\"scan\";q=10;w=10");
+            x.getResponseHeaders().add("RateLimit", "\"scan\";r=10;t=0");
+            x.getResponseHeaders().add("Content-Type", "application/problem+json");
+            byte[] body = ("{\"type\":\"urn:dev-ratelimit:cost-exceeds-limit\",\"status\":429,"
+                    + "\"error\":\"cost_exceeds_limit\"}").getBytes(StandardCharsets.UTF_8);
+            x.sendResponseHeaders(429, body.length);
+            x.getResponseBody().write(body);
+            x.close();
+        });
+        try {
+            ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).random(FULL_JITTER)
+                    .sleeper(d -> { sleeps.add(d); clock.advance(d); }).build();
+
+            Exchange e = client.get("/api/scan");
+
+            assertThat(e.status()).isEqualTo(429);
+            assertThat(e.attempts()).hasSize(1);
+            assertThat(e.gaveUp()).hasValue("a 429 without Retry-After while 10 requests are left: waiting would not help");
+            assertThat(sleeps).isEmpty();
+            assertThat(requests).as("a request that can never pass is not sent again").hasValue(1);
+        } finally {
+            stub.stop(0);
+        }
+    }
+
     /** A server whose every answer says 1 of 10 left, the quota back in 9 s. */
     private static HttpServer oneLeftOfTenBackIn9Seconds() throws IOException {
         return stub(x -> {

@@ -118,7 +118,9 @@ record RateLimitHints(long retryAfterMicros, long remaining, long limit, long re
         if (remaining < 0) {
             return 0;
         }
-        boolean low = remaining == 0 || (limit > 0 && remaining <= lowFraction * limit);
+        // r / q, not lowFraction * q: the quotient of two integers rounds to the same double as the
+        // fraction's decimal when they are equal (0.29 * 100 is 28.999999999999996; 29.0 / 100 is 0.29).
+        boolean low = remaining == 0 || (limit > 0 && (double) remaining / limit <= lowFraction);
         if (!low) {
             return 0;
         }

@@ -92,6 +92,18 @@ class RateLimitHintsTest {
     }
 
     @Test
+    void pacesAtExactlyTheShareOfTheLimitItIsToldToPaceBelow() {
+        // "Pace when at most this share of the limit is left": 29 of 100 is 29%. In doubles,
+        // 0.29 * 100 is 28.999999999999996, so 29 left was "not low" and did not pace.
+        RateLimitHints twentyNineOfHundred = hints("RateLimit", "\"scan\";r=29;t=60", "RateLimit-Policy", "\"scan\";q=100;w=60");
+        RateLimitHints twentyNineOfFifty = hints("RateLimit", "\"scan\";r=29;t=60", "RateLimit-Policy", "\"scan\";q=50;w=60");
+
+        assertThat(twentyNineOfHundred.paceMicros(0.29)).as("29 of 100 left, pace below 29%").isEqualTo(600_000);
+        assertThat(twentyNineOfFifty.paceMicros(0.58)).as("29 of 50 left, pace below 58%").isEqualTo(1_200_000);
+        assertThat(twentyNineOfHundred.paceMicros(0.28)).isZero();
+    }
+
+    @Test
     void aFieldSplitOverSeveralLinesReadsLikeTheSameListOnOneLine() {
         // RFC 9110 5.3 and RFC 8941 4.2: a list field's lines are one list, joined with commas.
         RateLimitHints oneLine = fields(Map.of(

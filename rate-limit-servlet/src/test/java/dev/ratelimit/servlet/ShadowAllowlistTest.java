@@ -205,6 +205,20 @@ class ShadowAllowlistTest {
     }
 
     @Test
+    void anAllowlistedClientsRequestsReachTheApplicationWithoutRateLimitHeaders() {
+        RateLimitConfig config = twoEndpoints(false).allowlist(new Allowlist(List.of(), List.of("apikey:sk-ops-1"))).build();
+        start(RateLimitFilter.builder().config(config));
+
+        for (int i = 0; i < 3; i++) {   // past the scan bucket of 2
+            HttpResponse<String> response = server.get("/api/scan", "X-API-Key", "sk-ops-1");
+            assertThat(response.statusCode()).isEqualTo(200);
+            // The application answered, not an empty 200 from a filter that stopped the chain.
+            assertThat(response.body()).startsWith("ok GET REQUEST /api/scan");
+            assertThat(HeadersTest.rateLimitHeaders(response)).isEmpty();
+        }
+    }
+
+    @Test
     void anAllowlistedPathThatExemptsEveryRequestOfARuleIsRefused() {
         // The rule's limit would never apply, like a rule listed after one that matches all it does.
         RateLimitConfig config = twoEndpoints(false).allowlist(new Allowlist(List.of("/health", "/api/**"), List.of())).build();

@@ -122,8 +122,9 @@ final class TestServer implements AutoCloseable {
             inFlight.acquireUninterruptibly();
             all.add(HttpCalls.CLIENT.sendAsync(request, HttpResponse.BodyHandlers.discarding())
                     .whenComplete((response, error) -> {
-                        inFlight.release();
+                        // Recorded before the next request may go: with one in flight, statuses are in sending order.
                         statuses.add(error == null ? response.statusCode() : -1);
+                        inFlight.release();
                     }));
         }
         CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0])).exceptionally(e -> null).join();

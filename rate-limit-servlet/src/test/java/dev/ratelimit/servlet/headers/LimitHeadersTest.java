@@ -98,6 +98,9 @@ class LimitHeadersTest {
         assertThat(headers.policyField()).isEqualTo("\"search\";q=5;w=1, \"search-1\";q=1000;w=3601, \"search-2\";q=20;w=1728");
         assertThat(headers.itemName(decision(Verdict.ALLOWED, sustained, 3, 0, 0))).isEqualTo("search-1");
         assertThat(headers.itemName(decision(Verdict.ALLOWED, daily, 3, 0, 0))).isEqualTo("search-2");
+        // A store of your own may answer with an equal policy, not the limit's own object.
+        assertThat(headers.itemName(decision(Verdict.ALLOWED, Policy.gcra(1000, Duration.ofDays(1), 20), 3, 0, 0)))
+                .isEqualTo("search-2");
     }
 
     @Test

@@ -129,4 +129,61 @@ class PolicyValidationTest {
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessage("policies: must name at least one policy, was null");
     }
+
+    @Test
+    void rejectsZeroCountsOfEveryAlgorithmNamingTheField() {
+        assertThatThrownBy(() -> Policy.fixedWindow(0, Duration.ofMinutes(1))).hasMessage("limit: must be > 0, was 0");
+        assertThatThrownBy(() -> Policy.slidingWindowLog(0, Duration.ofMinutes(1))).hasMessage("limit: must be > 0, was 0");
+        assertThatThrownBy(() -> Policy.slidingWindowCounter(0, Duration.ofMinutes(1))).hasMessage("limit: must be > 0, was 0");
+        assertThatThrownBy(() -> Policy.gcra(0, Duration.ofSeconds(1), 5)).hasMessage("rate: must be > 0, was 0");
+        assertThatThrownBy(() -> Policy.gcra(3, Duration.ofSeconds(1), 0)).hasMessage("burst: must be > 0, was 0");
+    }
+
+    @Test
+    void acceptsASlidingLogOfExactlyItsMemoryCap() {
+        assertThat(Policy.slidingWindowLog(SlidingWindowLog.MAX_LIMIT, Duration.ofHours(1)).limit()).isEqualTo(10_000);
+    }
+
+    @Test
+    void aLimitCombinesAtMostEightPolicies() {
+        Policy p = Policy.fixedWindow(1, Duration.ofSeconds(1));
+        assertThat(Limit.of("eight", p, p, p, p, p, p, p, p).policies()).hasSize(Limit.MAX_POLICIES);
+        assertThatThrownBy(() -> Limit.of("nine", p, p, p, p, p, p, p, p, p))
+                .hasMessage("policies: must have at most 8 policies, was 9");
+        assertThat(Limit.of("one", p).isComposite()).isFalse();
+        assertThat(Limit.of("two", p, p).isComposite()).isTrue();
+    }
+
+    @Test
+    void everyAlgorithmHasTheNameUsedInConfiguration() {
+        assertThat(Policy.tokenBucket(1, 1, Duration.ofSeconds(1)).algorithm()).isEqualTo("token_bucket");
+        assertThat(Policy.fixedWindow(1, Duration.ofSeconds(1)).algorithm()).isEqualTo("fixed_window");
+        assertThat(Policy.slidingWindowLog(1, Duration.ofSeconds(1)).algorithm()).isEqualTo("sliding_window_log");
+        assertThat(Policy.slidingWindowCounter(1, Duration.ofSeconds(1)).algorithm()).isEqualTo("sliding_window_counter");
+        assertThat(Policy.gcra(1, Duration.ofSeconds(1), 1).algorithm()).isEqualTo("gcra");
+    }
+
+    @Test
+    void refusesBucketsAndBurstsThatTakeLongerThanTwoToThe52MicrosecondsToRecover() {
+        // 2 per 400 days: a token (or emission interval) is 1.728 * 10^13 µs. 260 of them are within
+        // 2^52 µs (4.5036 * 10^15), 261 are not, though 261 * 1.728 * 10^13 is still below 2^53.
+        Duration days400 = Duration.ofDays(400);
+        assertThat(Policy.tokenBucket(260, 2, days400).capacity()).isEqualTo(260);
+        assertThatThrownBy(() -> Policy.tokenBucket(261, 2, days400))
+                .hasMessageStartingWith("capacity: takes too long to refill from empty");
+        assertThat(Policy.gcra(2, days400, 260).burst()).isEqualTo(260);
+        assertThatThrownBy(() -> Policy.gcra(2, days400, 261))
+                .hasMessageStartingWith("burst: takes too long to refill from empty");
+    }
+
+    @Test
+    void judgesGcraRatesAndBurstsOnTheReducedFraction() {
+        // 2^56 per 10^6 µs is 2^50 per 15,625 µs (gcd 2^6): exact, though 2^56 itself is not.
+        Gcra fast = Policy.gcra(1L << 56, Duration.ofSeconds(1), 10);
+        assertThat(fast.ratePerUnit()).isEqualTo(1L << 50);
+        assertThat(fast.intervalUnits()).isEqualTo(15_625);
+        // A burst of 2^60 emission intervals of 10^6 µs wraps a long to 0: refused, not taken for no time at all.
+        assertThatThrownBy(() -> Policy.gcra(1, Duration.ofSeconds(1), 1L << 60))
+                .hasMessageStartingWith("burst: is too large for exact arithmetic");
+    }
 }

@@ -6,6 +6,8 @@ import dev.ratelimit.Policy;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.TokenBucket;
 import dev.ratelimit.Verdict;
+import dev.ratelimit.Limit;
+import dev.ratelimit.store.memory.MemoryStore;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -58,5 +60,44 @@ class GcraTest {
             assertThat(dg.resetAfterMicros()).isEqualTo(db.resetAfterMicros());
             c.advanceMicros(random.nextInt(700_000));
         }
+    }
+
+    @Test
+    void afterTheClockGoesBackFarResetIsWhenTheTheoreticalArrivalTimeComes() {
+        for (int i = 0; i < 4; i++) {
+            gcra.tryAcquire("k");
+        }
+        // The burst is spent: the theoretical arrival time is 2 s ahead, a whole microsecond.
+        clock.advance(Duration.ofSeconds(-1));
+        Decision d = gcra.tryAcquire("k");
+        assertThat(d.verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(d.resetAfterMicros()).isEqualTo(3_000_000L);
+        assertThat(d.retryAfterMicros()).isEqualTo(1_500_000L);
+    }
+
+    @Test
+    void aCleanUpKeepsASpentStateUntilItsTheoreticalArrivalTimeAndNoLonger() {
+        MemoryStore store = MemoryStore.builder().clock(clock).build();
+        RateLimiter limiter = store.limiter(Limit.of("g", Policy.gcra(2, Duration.ofSeconds(1), 4)));
+        limiter.tryAcquire("k", 4); // arrival time 2 s ahead, no remainder
+        store.cleanUp();
+        assertThat(store.trackedKeys()).isEqualTo(1);
+        assertThat(limiter.tryAcquire("k").retryAfterMicros()).as("the spent burst survived the clean-up").isEqualTo(500_000L);
+        clock.advance(Duration.ofSeconds(2));
+        store.cleanUp();
+        assertThat(store.trackedKeys()).as("fresh again on the exact microsecond").isZero();
+    }
+
+    @Test
+    void aCleanUpCountsTheFractionOfAMicrosecondStillOwed() {
+        // 3 per second, burst 1: one request puts the arrival time 333,333 1/3 µs ahead.
+        MemoryStore store = MemoryStore.builder().clock(clock).build();
+        RateLimiter limiter = store.limiter(Limit.of("g", Policy.gcra(3, Duration.ofSeconds(1), 1)));
+        assertThat(limiter.tryAcquire("k").allowed()).isTrue();
+        clock.advanceMicros(333_333);
+        store.cleanUp();
+        Decision d = limiter.tryAcquire("k");
+        assertThat(d.allowed()).as("a third of a µs is still owed").isFalse();
+        assertThat(d.retryAfterMicros()).isEqualTo(1);
     }
 }

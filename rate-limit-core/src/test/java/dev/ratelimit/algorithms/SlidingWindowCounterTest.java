@@ -62,4 +62,28 @@ class SlidingWindowCounterTest {
         clock.advance(Duration.ofMillis(15_500)); // 5.5 s into the next window: previous weighs 3 * 4.5/10 = 1.35 -> 2
         assertThat(counter.tryAcquire("k").remaining()).isEqualTo(7);
     }
+
+    @Test
+    void aRequestOnTheFirstMicrosecondOfAWindowCountsInThatWindow() {
+        counter.tryAcquire("k", 3);
+        clock.advance(Duration.ofSeconds(10)); // exactly the next window's start
+        Decision d = counter.tryAcquire("k");
+        assertThat(d.remaining()).isEqualTo(6); // 10 - 1 - 3 (the previous window weighs in full)
+        assertThat(d.resetAfterMicros()).as("the new request counts until this window's successor ends").isEqualTo(20_000_000L);
+        clock.advance(Duration.ofSeconds(5)); // previous weighs 3 * 5/10 = 1.5 -> 2
+        assertThat(counter.tryAcquire("k").remaining()).isEqualTo(6); // 10 - 2 - 2
+    }
+
+    @Test
+    void whenOnlyThePreviousWindowCountsTheQuotaIsBackAtTheEndOfThisOne() {
+        counter.tryAcquire("k", 10);
+        clock.advance(Duration.ofMillis(10_500)); // 0.5 s into the next window: previous weighs 9.5
+        Decision d = counter.tryAcquire("k");
+        assertThat(d.verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(d.retryAfterMicros()).isEqualTo(500_000L);
+        assertThat(d.resetAfterMicros()).isEqualTo(9_500_000L);
+        Decision untouched = counter.tryAcquire("other", 11);
+        assertThat(untouched.verdict()).isEqualTo(Verdict.COST_EXCEEDS_LIMIT);
+        assertThat(untouched.resetAfterMicros()).as("nothing counted, nothing to reset").isZero();
+    }
 }

@@ -76,4 +76,19 @@ class SlidingWindowLogTest {
         assertThat(tooCostly.remaining()).as("a refusal writes nothing, yet remaining counts only live entries").isEqualTo(3);
         assertThat(tooCostly.resetAfterMicros()).isZero();
     }
+
+    @Test
+    void aCostlyRequestWaitsOnlyForAsManyOfTheOldestEntriesAsItNeeds() {
+        // Limit 10: the log holds 8 entries, stamped 0 to 7 s. Cost 3 needs one to leave: the t=0 one, at 10 s.
+        RateLimiter ten = memoryLimiter(clock, Policy.slidingWindowLog(10, Duration.ofSeconds(10)));
+        for (int i = 0; i < 8; i++) {
+            assertThat(ten.tryAcquire("k").allowed()).isTrue();
+            if (i < 7) {
+                clock.advance(Duration.ofSeconds(1));
+            }
+        }
+        Decision d = ten.tryAcquire("k", 3);
+        assertThat(d.verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(d.retryAfterMicros()).isEqualTo(3_000_000L);
+    }
 }

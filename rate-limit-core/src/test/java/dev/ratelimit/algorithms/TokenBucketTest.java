@@ -171,4 +171,16 @@ class TokenBucketTest {
             assertThat(scan.tryAcquire("client").allowed()).isTrue();
         }
     }
+
+    @Test
+    void theDurationsMatchTheMicrosecondsAndOnlyANeverPassingCostHasNoRetryAfter() {
+        Decision first = scan.tryAcquire("client");
+        assertThat(first.retryAfter()).contains(Duration.ZERO);
+        assertThat(first.resetAfter()).isEqualTo(Duration.ofSeconds(1));
+        drain(9);
+        Decision rejected = scan.tryAcquire("client");
+        assertThat(rejected.retryAfter()).contains(Duration.ofSeconds(1));
+        assertThat(rejected.resetAfter()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(scan.tryAcquire("client", 11).retryAfter()).isEmpty();
+    }
 }

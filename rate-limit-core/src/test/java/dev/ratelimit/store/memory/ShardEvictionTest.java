@@ -1,5 +1,7 @@
 package dev.ratelimit.store.memory;
 
+import dev.ratelimit.Decision;
+import dev.ratelimit.FixedWindow;
 import dev.ratelimit.Limit;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.TokenBucket;
@@ -54,6 +56,20 @@ class ShardEvictionTest {
         for (int i = 0; i < 10; i++) {
             assertThat(shard.decide(key(i, i), 10).allowed()).as("spent client at slot %d keeps its state", i).isFalse();
         }
+    }
+
+    @Test
+    void agingTheUseCountersLeavesEveryClientsStateAsItWas() {
+        // A shard of 1 halves its use counters after every 8 allowed returning requests; only the
+        // counters (each slot's first word) may change, never a state word: a window's count halved
+        // would hand the client back half of what it spent.
+        Shard shard = new Shard(new LimitEvaluator(Limit.of("l", new FixedWindow(100, Duration.ofHours(1)))), clock, 1);
+        for (int i = 1; i <= 20; i++) {
+            assertThat(shard.decide(key(0, 0), 1).remaining()).as("request %d", i).isEqualTo(100 - i);
+        }
+        Decision next = shard.decide(key(0, 0), 1);
+        assertThat(next.remaining()).isEqualTo(79);
+        assertThat(next.resetAfterMicros()).isEqualTo(Duration.ofHours(1).toNanos() / 1_000);
     }
 
     @Test

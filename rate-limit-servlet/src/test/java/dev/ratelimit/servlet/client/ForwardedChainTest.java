@@ -78,6 +78,15 @@ class ForwardedChainTest {
     }
 
     @Test
+    void readsEachForwardedLineOnItsOwnAndAnEscapedQuoteInsideAQuotedValue() {
+        // Two lines of two elements each: the walk sees 198.51.100.1, 203.0.113.5, 10.3.3.3, 10.2.2.2.
+        assertThat(client("10.0.0.1", FORWARDED, "for=198.51.100.1, for=203.0.113.5", "for=10.3.3.3, for=10.2.2.2"))
+                .isEqualTo("203.0.113.5");
+        // \" inside a quoted value neither ends the string nor lets its comma split the element.
+        assertThat(client("10.0.0.1", FORWARDED, "for=1.1.1.1, for=\"[2001:db8::5]:80\";x=\"a\\\",b\"")).isEqualTo("2001:db8::5");
+    }
+
+    @Test
     void fallsBackToThePeerOnAMalformedOrUnknownForwardedElement() {
         assertThat(client("10.0.0.1", FORWARDED, "for=unknown")).isEqualTo("10.0.0.1");
         assertThat(client("10.0.0.1", FORWARDED, "for=_hidden")).isEqualTo("10.0.0.1");

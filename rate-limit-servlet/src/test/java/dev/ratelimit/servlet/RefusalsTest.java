@@ -71,6 +71,22 @@ class RefusalsTest {
         }
     }
 
+    @Test
+    void aRefusedPostWithAnEmptyBodyKeepsTheConnectionForTheNextRequest() {
+        start(RateLimitFilter.builder());
+        server.statuses(5, 1, "POST", "/api/login");
+
+        // Content-Length: 0 is a request without a body: nothing is left unread, so the connection is
+        // kept and the request pipelined after the refusal is answered on it.
+        String both = server.raw("POST /app/api/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n"
+                + "GET /app/api/scan HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+
+        String first = both.substring(0, both.indexOf("\r\n\r\n") + 4);
+        assertThat(first).startsWith("HTTP/1.1 429 ").doesNotContainIgnoringCase("Connection: close");
+        assertThat(both.split("HTTP/1\\.1 ", -1)).as("two responses on one connection").hasSize(3);
+        assertThat(both.substring(both.lastIndexOf("HTTP/1.1 "))).startsWith("HTTP/1.1 200 ");
+    }
+
     private static String responseHead(InputStream in) throws IOException {
         StringBuilder head = new StringBuilder();
         while (head.indexOf("\r\n\r\n") < 0) {

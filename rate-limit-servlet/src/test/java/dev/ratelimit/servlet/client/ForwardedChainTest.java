@@ -110,6 +110,40 @@ class ForwardedChainTest {
     }
 
     @Test
+    void readsPortsOfOneToFiveDigitsWhateverTheDigits() {
+        assertThat(client("10.0.0.1", X_FORWARDED_FOR, "203.0.113.5:9")).isEqualTo("203.0.113.5");
+        assertThat(client("10.0.0.1", X_FORWARDED_FOR, "203.0.113.5:65535")).isEqualTo("203.0.113.5");
+        assertThat(client("10.0.0.1", X_FORWARDED_FOR, "[2001:db8::5]:0")).isEqualTo("2001:db8::5");
+        assertThat(client("10.0.0.1", X_FORWARDED_FOR, "[2001:db8::5]:12345")).isEqualTo("2001:db8::5");
+        assertThat(client("10.0.0.1", X_FORWARDED_FOR, "[2001:db8::5]:123456")).isEqualTo("10.0.0.1");
+        assertThat(client("10.0.0.1", X_FORWARDED_FOR, "203.0.113.5:/")).isEqualTo("10.0.0.1");
+        assertThat(client("10.0.0.1", X_FORWARDED_FOR, "203.0.113.5::")).isEqualTo("10.0.0.1");
+    }
+
+    @Test
+    void readsTokensWithEveryLetterAndDigitAtTheEndsOfTheirRanges() {
+        // a, z, A, Z, 0 and 9: the first and last characters of each tchar range, in names and values.
+        assertThat(client("10.0.0.1", FORWARDED, "a=z;Z=A;for=190.0.0.9")).isEqualTo("190.0.0.9");
+        assertThat(client("10.0.0.1", FORWARDED, "z=a;A=Z;for=190.0.0.9")).isEqualTo("190.0.0.9");
+    }
+
+    @Test
+    void anElementCutShortAtTheEndOfTheLineIsMalformedRatherThanAnError() {
+        // Each would read past the end of the line if a bound were off by one.
+        assertThat(client("10.0.0.1", FORWARDED, "for=203.0.113.5, proto")).isEqualTo("10.0.0.1");
+        assertThat(client("10.0.0.1", FORWARDED, "for=203.0.113.5, for=")).isEqualTo("10.0.0.1");
+        // An open quote makes the whole line one element, so these are lines of their own.
+        assertThat(client("10.0.0.1", FORWARDED, "for=\"1.2.3.4\\")).isEqualTo("10.0.0.1");
+        assertThat(client("10.0.0.1", FORWARDED, "for=\"")).isEqualTo("10.0.0.1");
+        assertThat(client("10.0.0.1", FORWARDED, "for=203.0.113.5;")).isEqualTo("10.0.0.1");
+    }
+
+    @Test
+    void aQuotedCommaInsideATrustedHopsElementDoesNotSplitIt() {
+        assertThat(client("10.0.0.1", FORWARDED, "for=203.0.113.5, for=10.2.2.2;x=\"a,b\"")).isEqualTo("203.0.113.5");
+    }
+
+    @Test
     void readsBracketedAndNonLiteralPeers() {
         assertThat(ForwardedChain.clientAddress("[::1]", null, X_FORWARDED_FOR, proxies)).isEqualTo("::1");
         assertThat(ForwardedChain.clientAddress("0:0:0:0:0:0:0:1", null, X_FORWARDED_FOR, proxies)).isEqualTo("::1");

@@ -3,7 +3,9 @@ package dev.ratelimit.servlet;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.servlet.client.InvalidClientException;
+import dev.ratelimit.servlet.client.ClientIdResolver;
 import dev.ratelimit.servlet.client.ForwardedHeader;
+import dev.ratelimit.servlet.client.TrustedProxies;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -291,6 +293,36 @@ class ClientIdentityTest {
 
         assertThat(response.headers().firstValue("X-RateLimit-Tier")).hasValue("enterprise");
         assertThat(server.get("/api/scan", "X-API-Key", "sk-ent-7").headers().firstValue("X-RateLimit-Tier")).hasValue("free");
+    }
+
+    @Test
+    void acceptsAnApiKeyWithTheFirstAndLastVisibleAsciiCharacters() {
+        start(RateLimitFilter.builder());
+
+        // '!' and '~' are the two ends of the characters a key may hold.
+        HttpResponse<String> response = server.get("/api/scan", "X-API-Key", "sk-pro-!~");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.headers().firstValue("X-RateLimit-Tier")).hasValue("pro");
+    }
+
+    @Test
+    void aMaximumKeyLengthOfOneAcceptsAOneCharacterKey() {
+        start(RateLimitFilter.builder().maxApiKeyLength(1));
+
+        assertThat(server.get("/api/scan", "X-API-Key", "k").headers().firstValue("X-RateLimit-Remaining")).hasValue("9");
+        assertThat(server.get("/api/scan", "X-API-Key", "kk").statusCode()).isEqualTo(400);
+    }
+
+    @Test
+    void theDefaultResolverWithoutAVerifierCountsEachKeyAndElseTheAddress() {
+        start(RateLimitFilter.builder().clientIdResolver(
+                ClientIdResolver.apiKeyOrIp("X-API-Key", 16, TrustedProxies.none(), ForwardedHeader.X_FORWARDED_FOR)));
+
+        exhaustScan();
+
+        assertThat(server.get("/api/scan", "X-API-Key", "invented-1").statusCode()).isEqualTo(200);
+        assertThat(server.get("/api/scan", "X-API-Key", "sk-pro-" + "x".repeat(10)).statusCode()).isEqualTo(400);
     }
 
     @Test

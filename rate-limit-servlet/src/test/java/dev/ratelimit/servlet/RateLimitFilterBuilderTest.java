@@ -49,4 +49,14 @@ class RateLimitFilterBuilderTest {
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining("apiKeyVerifier configure the default resolver");
     }
+
+    @Test
+    void theLongestApiKeyMayBeSetFromOneTo8192() {
+        RateLimitFilter.builder().maxApiKeyLength(1).build().destroy();
+        RateLimitFilter.builder().maxApiKeyLength(8192).build().destroy();
+        assertThatThrownBy(() -> RateLimitFilter.builder().maxApiKeyLength(8193).build())
+                .isInstanceOf(InvalidConfigurationException.class).hasMessage("maxApiKeyLength: must be 1-8192, was 8193");
+        assertThatThrownBy(() -> RateLimitFilter.builder().maxApiKeyLength(0).build())
+                .isInstanceOf(InvalidConfigurationException.class).hasMessage("maxApiKeyLength: must be 1-8192, was 0");
+    }
 }

@@ -30,6 +30,14 @@ class CidrTest {
             "::ffff:10.0.0.0/104, 10.20.30.40,  true",
             "::ffff:10.0.0.0/104, 11.0.0.1,     false",
             "10.0.0.0/8,       ::ffff:10.0.0.1, true",
+            "10.0.0.7/32,      10.0.0.7,        true",
+            "10.0.0.7/32,      10.0.0.6,        false",
+            "2001:db8::7/128,  2001:db8::7,     true",
+            "2001:db8::7/128,  2001:db8::6,     false",
+            "::ffff:0.0.0.0/96, 203.0.113.7,    true",
+            "::ffff:0.0.0.0/96, 2001:db8::1,    false",
+            "::ffff:10.0.0.7/128, 10.0.0.7,     true",
+            "::ffff:10.0.0.7/128, 10.0.0.6,     false",
     })
     void containsExactlyTheAddressesOfItsPrefix(String cidr, String address, boolean inside) {
         assertThat(Cidr.parse(cidr).contains(IpAddresses.parse(address))).isEqualTo(inside);
@@ -40,6 +48,7 @@ class CidrTest {
         assertThat(Cidr.parse("10.1.2.3/8")).hasToString("10.0.0.0/8").isEqualTo(Cidr.parse("10.0.0.0/8"));
         assertThat(Cidr.parse("2001:DB8::1/32")).hasToString("2001:db8::/32");
         assertThat(Cidr.parse("::ffff:10.0.0.0/104")).hasToString("10.0.0.0/8");
+        assertThat(Cidr.parse("10.0.0.0/8")).isNotEqualTo(Cidr.parse("10.0.0.0/16")).isNotEqualTo(Cidr.parse("11.0.0.0/8"));
     }
 
     @Test
@@ -50,6 +59,16 @@ class CidrTest {
         assertThat(Cidr.containing(IpAddresses.parse("203.0.113.77"), 24)).hasToString("203.0.113.0/24");
         assertThatThrownBy(() -> Cidr.containing(IpAddresses.parse("203.0.113.77"), 33)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> Cidr.containing(new byte[5], 8)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Cidr.containing(IpAddresses.parse("2001:db8::1"), 129))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("prefix length must be 0-128, was 129");
+        assertThatThrownBy(() -> Cidr.containing(IpAddresses.parse("203.0.113.77"), -1)).hasMessage("prefix length must be 0-32, was -1");
+    }
+
+    @Test
+    void theBlockContainingAnAddressMayHaveAnyPrefixFromNoneToAll() {
+        assertThat(Cidr.containing(IpAddresses.parse("203.0.113.77"), 0)).hasToString("0.0.0.0/0");
+        assertThat(Cidr.containing(IpAddresses.parse("203.0.113.77"), 32)).hasToString("203.0.113.77/32");
+        assertThat(Cidr.containing(IpAddresses.parse("2001:db8::1"), 128)).hasToString("2001:db8::1/128");
     }
 
     @Test
@@ -63,6 +82,16 @@ class CidrTest {
         assertThatThrownBy(() -> Cidr.parse("localhost/8"))
                 .hasMessage("cidr: must be an IP address or CIDR block such as 10.0.0.0/8 or 2001:db8::/32, was \"localhost/8\"");
         assertThatThrownBy(() -> Cidr.parse(null)).hasMessageContaining("was \"null\"");
+        assertThatThrownBy(() -> Cidr.parse("::ffff:10.0.0.0/95")).hasMessageContaining("prefix length must be 96-128, was");
+        assertThatThrownBy(() -> Cidr.parse("::ffff:10.0.0.0/129")).hasMessageContaining("prefix length must be 96-128, was");
+    }
+
+    @Test
+    void namesTextOfUpTo80CharactersWholeAndCutsLongerText() {
+        String eighty = "x".repeat(80);
+
+        assertThatThrownBy(() -> Cidr.parse(eighty)).hasMessageEndingWith("was \"" + eighty + "\"");
+        assertThatThrownBy(() -> Cidr.parse(eighty + "y")).hasMessageEndingWith("was \"" + eighty + "...\"");
     }
 
     @Test

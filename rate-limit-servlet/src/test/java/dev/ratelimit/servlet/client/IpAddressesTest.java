@@ -3,6 +3,7 @@ package dev.ratelimit.servlet.client;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.Size;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -36,6 +37,8 @@ class IpAddressesTest {
             "0:0:0:0:0:ffff:7f00:1,                   127.0.0.1",
             "::192.0.2.1,                             ::c000:201",
             "64:ff9b::192.0.2.33,                     64:ff9b::c000:221",
+            "1:2:3:4:5:6:192.0.2.1,                   1:2:3:4:5:6:c000:201",
+            "fe80::1%09azAZ.-_,                       fe80::1",
     })
     void printsTheCanonicalForm(String literal, String canonical) {
         assertThat(IpAddresses.normalize(literal)).isEqualTo(canonical);
@@ -44,10 +47,27 @@ class IpAddressesTest {
     @ParameterizedTest
     @ValueSource(strings = {"", " ", "1.2.3", "1.2.3.4.5", "01.2.3.4", "1.2.3.04", "256.1.1.1", "1.2.3.4 ", " 1.2.3.4", "1.2.3.-1",
             "localhost", "example.com", "1::2::3", ":1", "1:", ":::", "12345::", "1:2:3:4:5:6:7:8:9", "1:2:3:4:5:6:7:8::",
-            "::ffff:1.2.3", "::1.2.3.4:1", "[::1]", "fe80::1%", "fe80::1%et h", "\u0663.1.1.1", "::g", "0x7f.0.0.1", "1.2.3.4/8"})
+            "::ffff:1.2.3", "::1.2.3.4:1", "[::1]", "fe80::1%", "fe80::1%et h", "\u0663.1.1.1", "::g", "0x7f.0.0.1", "1.2.3.4/8",
+            "1:2:3:4:5:6:7:1.2.3.4", "::1::2", "::1:2::", "fe80::1%/", "fe80::1%:", "fe80::1%`", "fe80::1%{", "fe80::1%@", "fe80::1%["})
     void refusesAnythingButALiteral(String text) {
         assertThat(IpAddresses.parse(text)).isNull();
         assertThat(IpAddresses.normalize(text)).isNull();
+    }
+
+    @Test
+    void readsLiteralsOfUpTo64Characters() {
+        String longest = "fe80::1%" + "z".repeat(56);
+
+        assertThat(longest).hasSize(64);
+        assertThat(IpAddresses.normalize(longest)).isEqualTo("fe80::1");
+        assertThat(IpAddresses.parse(longest + "z")).isNull();
+    }
+
+    @Test
+    void printsAnIpv4MappedAddressAsItsIpv4Address() {
+        byte[] mapped = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 0xff, (byte) 0xff, (byte) 192, 0, 2, 1};
+
+        assertThat(IpAddresses.format(mapped)).isEqualTo("192.0.2.1");
     }
 
     @Property(tries = 500)

@@ -64,6 +64,7 @@ class InitParamsTest {
             "config             | /no/such/file.json  | init-param config=\"/no/such/file.json\": cannot read rate-limit configuration /no/such/file.json: no such file",
             "config             | classpath:configs/bad-capacity.json | tiers.pro.scan.capacity: must be > 0, was 0",
             "config             | classpath:configs/trailing-slash-rule.json | init-param config=\"classpath:configs/trailing-slash-rule.json\": endpoints[0].path",
+            "config             | classpath:configs/unnamed-limit.json | init-param config=\"classpath:configs/unnamed-limit.json\": tiers.free.search: no endpoints[] rule is named \"search\"",
     })
     void failsInitNamingTheParamAndValue(String name, String value, String expected) {
         assertThat(initFailure(name, value)).startsWith("RateLimitFilter rateLimit: ").contains(expected);

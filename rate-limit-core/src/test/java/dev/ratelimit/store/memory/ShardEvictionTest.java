@@ -111,4 +111,47 @@ class ShardEvictionTest {
         }
         assertThat(passed).as("requests of the returning client that passed").isLessThanOrEqualTo(15);
     }
+
+    @Test
+    void aKeyUsedHeavilyLongAgoIsEvictedBeforeOneUsedModeratelySince() {
+        // A shard of 2 halves its use counters after every 16 allowed returning requests. A came back
+        // 40 times, then B 24 times while A stayed away: the halvings in B's time took A from 20 down
+        // to 5 while B climbed to 10 (never halved, A would still count 41 and B 25).
+        Shard shard = new Shard(new LimitEvaluator(Limit.of("l", new FixedWindow(1_000, Duration.ofHours(1)))), clock, 2);
+        long a = key(0, 0);
+        long b = key(1, 1);
+        for (int i = 0; i < 41; i++) {
+            shard.decide(a, 1);
+        }
+        for (int i = 0; i < 25; i++) {
+            shard.decide(b, 1);
+        }
+
+        assertThat(shard.decide(key(2, 2), 1).allowed()).isTrue(); // the shard is full: one of A and B goes
+
+        assertThat(shard.decide(b, 1).remaining()).as("B keeps its window: its 26th request").isEqualTo(974);
+        assertThat(shard.decide(a, 1).remaining()).as("A was evicted and starts over").isEqualTo(999);
+    }
+
+    @Test
+    void theUseCountersAreHalvedOnTheEighthAllowedReturningRequestPerKeyOfTheShare() {
+        // A shard of 2: the 16th allowed returning request halves every counter. A is seen 16 times
+        // (counter 16), then B arrives; B's first return is the 16th: A drops to 8, B (2) to 1, and
+        // B's 8 more returns take it to 9, one over A. Halved one request later, A would be 8 and B
+        // 8, and the tie would go to B, the first entry the new key's scan meets (its home is B's slot).
+        Shard shard = new Shard(new LimitEvaluator(Limit.of("l", new FixedWindow(1_000, Duration.ofHours(1)))), clock, 2);
+        long a = key(0, 0);
+        long b = key(1, 1);
+        for (int i = 0; i < 16; i++) {
+            shard.decide(a, 1);
+        }
+        for (int i = 0; i < 10; i++) {
+            shard.decide(b, 1);
+        }
+
+        assertThat(shard.decide(key(2, 1), 1).allowed()).isTrue(); // the shard is full: one of A and B goes
+
+        assertThat(shard.decide(b, 1).remaining()).as("B, used once more than A since the halving, keeps its window").isEqualTo(989);
+        assertThat(shard.decide(a, 1).remaining()).as("A was evicted and starts over").isEqualTo(999);
+    }
 }

@@ -154,4 +154,27 @@ class ShardEvictionTest {
         assertThat(shard.decide(b, 1).remaining()).as("B, used once more than A since the halving, keeps its window").isEqualTo(989);
         assertThat(shard.decide(a, 1).remaining()).as("A was evicted and starts over").isEqualTo(999);
     }
+
+    @Test
+    void aClientIsNotEvictedWhenTheSweepAtTheCapMadeRoom() {
+        // 9 spent clients at slots 0-8 (5 s to a full bucket) and a light one at slot 12 (1 s). The
+        // table grows to 16 slots at the 7th insert (sweep cursor back to 0); the 8th to 10th inserts
+        // sweep slots 0-5, the 11th slots 6-7: nothing fresh on that path. At the cap, the longer
+        // sweep reaches slot 12, whose bucket is full again: that entry makes the room.
+        Shard shard = new Shard(new LimitEvaluator(Limit.of("l", TokenBucket.perSecond(10, 1))), clock, 10);
+        for (int i = 0; i < 9; i++) {
+            assertThat(shard.decide(key(i, i), 5).allowed()).isTrue();
+        }
+        long light = key(100, 12);
+        assertThat(shard.decide(light, 1).allowed()).isTrue();
+
+        clock.advance(Duration.ofSeconds(2));
+        assertThat(shard.decide(key(200, 14), 1).allowed()).isTrue();
+
+        assertThat(shard.size()).isEqualTo(10);
+        assertThat(shard.tracks(light)).as("the entry fresh again was dropped").isFalse();
+        for (int i = 0; i < 9; i++) {
+            assertThat(shard.decide(key(i, i), 10).allowed()).as("spent client at slot %d keeps its state", i).isFalse();
+        }
+    }
 }

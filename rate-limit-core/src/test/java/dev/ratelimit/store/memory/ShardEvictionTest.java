@@ -177,4 +177,24 @@ class ShardEvictionTest {
             assertThat(shard.decide(key(i, i), 10).allowed()).as("spent client at slot %d keeps its state", i).isFalse();
         }
     }
+
+    @Test
+    void eachNewKeySweepsTwoSlotsFromWhereTheLastSweepStopped() {
+        // Inserts at slots 4, 5 and 2: the second sweeps slots 0-1, the third 2-3 (slot 2 still empty),
+        // so the cursor stands at 4. Once the light buckets at 4 and 5 are full again, the next insert
+        // drops slot 4's entry and visits the slot it left empty: its two slots; slot 5 waits.
+        Shard shard = new Shard(new LimitEvaluator(Limit.of("l", TokenBucket.perSecond(10, 1))), clock, 20);
+        long atFour = key(0, 4);
+        long atFive = key(1, 5);
+        shard.decide(atFour, 1);
+        shard.decide(atFive, 1);
+        shard.decide(key(2, 2), 5); // spent for 5 s
+
+        clock.advance(Duration.ofSeconds(1));
+        shard.decide(key(3, 0), 1);
+
+        assertThat(shard.tracks(atFour)).as("slot 4, fresh again, swept").isFalse();
+        assertThat(shard.tracks(atFive)).as("slot 5, fresh again, beyond this insert's two slots").isTrue();
+        assertThat(shard.size()).isEqualTo(3);
+    }
 }

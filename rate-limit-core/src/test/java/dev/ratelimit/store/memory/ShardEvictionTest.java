@@ -9,9 +9,11 @@ import dev.ratelimit.algorithm.LimitEvaluator;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static dev.ratelimit.Fixtures.clock;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * Which entry a full shard drops for a new key, on a table laid out by hand: hashes pick each key's
@@ -196,5 +198,70 @@ class ShardEvictionTest {
         assertThat(shard.tracks(atFour)).as("slot 4, fresh again, swept").isFalse();
         assertThat(shard.tracks(atFive)).as("slot 5, fresh again, beyond this insert's two slots").isTrue();
         assertThat(shard.size()).isEqualTo(3);
+    }
+
+    @Test
+    void aShardOfSixteenEntriesStillLooksAtEveryOne() {
+        // As above at the largest shard looked at whole: 15 spent clients seen twice and room for one
+        // more. Sixteen draws with replacement from 16 entries miss a given one about one time in three.
+        Shard shard = new Shard(new LimitEvaluator(Limit.of("l", TokenBucket.perSecond(10, 1))), clock, 16);
+        for (int i = 0; i < 15; i++) {
+            shard.decide(key(i, i), 5);
+            shard.decide(key(i, i), 5);
+        }
+        for (int n = 0; n < 50; n++) {
+            assertThat(shard.decide(key(1000 + n, 15 + n % 17), 1).allowed()).isTrue();
+        }
+        for (int i = 0; i < 15; i++) {
+            assertThat(shard.tracks(key(i, i))).as("spent client %d", i).isTrue();
+        }
+        assertThat(shard.size()).isEqualTo(16);
+    }
+
+    @Test
+    void aShardThatDrawsMoreThanItsShareGrowsOnceMoreAndEvictsOnlyWhenThatTableIsSevenEighthsFull() {
+        // A share of 13 keys fits a 32-slot table at 75%; the shard may grow once more, to 64 slots,
+        // and evicts for its own sake (the limit's cap is far off) only when those hold 56 keys.
+        Shard shard = new Shard(new LimitEvaluator(Limit.of("l", TokenBucket.perSecond(10, 1))), clock, 13, 1_000, new AtomicInteger());
+        for (int i = 0; i < 56; i++) {
+            assertThat(shard.decide(key(i, i), 5).allowed()).isTrue();
+        }
+        assertThat(shard.size()).as("56 keys, none evicted").isEqualTo(56);
+        for (int i = 0; i < 56; i++) {
+            assertThat(shard.decide(key(i, i), 10).allowed()).as("client %d keeps its state", i).isFalse();
+        }
+
+        assertThat(shard.decide(key(56, 56), 5).allowed()).isTrue();
+        assertThat(shard.size()).as("the 57th key takes another's place").isEqualTo(56);
+    }
+
+    @Test
+    void aShardLeftSparseWhileTheOthersFillTheCapStillEvictsOneEntryForANewKey() {
+        // A shard whose table grew to 4,096 slots for 2,000 keys, all swept since, holds 17 spent
+        // clients while the limit's other shards hold the rest of the cap: random draws from so sparse
+        // a table seldom land on an entry, so after 128 the eviction takes the next entry of each draw.
+        AtomicInteger tracked = new AtomicInteger();
+        Shard shard = new Shard(new LimitEvaluator(Limit.of("l", TokenBucket.perSecond(10, 1))), clock, 2_000, 5_000, tracked);
+        for (int i = 0; i < 2_000; i++) {
+            shard.decide(key(10_000 + i, i), 1);
+        }
+        clock.advance(Duration.ofSeconds(1));
+        shard.sweepAll();
+        assertThat(shard.size()).isZero();
+        for (int i = 0; i < 17; i++) {
+            shard.decide(key(i, i * 200), 5);
+            shard.decide(key(i, i * 200), 5);
+        }
+        tracked.set(5_000); // the other shards hold the rest of the cap
+
+        long newKey = key(100, 3_999);
+        Decision decision = assertTimeoutPreemptively(Duration.ofSeconds(10), () -> shard.decide(newKey, 1));
+
+        assertThat(decision.allowed()).isTrue();
+        assertThat(shard.tracks(newKey)).isTrue();
+        assertThat(shard.size()).isEqualTo(17);
+        assertThat(tracked.get()).as("the limit's count is still its cap").isEqualTo(5_000);
+        assertThat(java.util.stream.IntStream.range(0, 17).filter(i -> shard.tracks(key(i, i * 200))).count())
+                .as("spent clients still tracked").isEqualTo(16);
     }
 }

@@ -60,6 +60,21 @@ class PolicyValidationTest {
     }
 
     @Test
+    void aCapacityTimesUnitsPerTokenJustBelow2To53IsAcceptedAndExactly2To53Refused() {
+        // 3 tokens per 2 µs: a token is 2 units, 3 come back per µs, so refilling is fast enough.
+        long exactlyAtTheBound = 1L << 52; // x 2 units = 2^53
+        assertThatThrownBy(() -> Policy.tokenBucket(exactlyAtTheBound, 3, Duration.ofNanos(2_000)))
+                .hasMessageStartingWith("capacity: is too large for exact arithmetic");
+        assertThat(Policy.tokenBucket(exactlyAtTheBound - 1, 3, Duration.ofNanos(2_000)).capacity()).isEqualTo(exactlyAtTheBound - 1);
+        // A token of 3 units (2 per 3 µs): floor(2^53 / 3) tokens make 2^53 - 2 units, still exact.
+        long largestBelow = (1L << 53) / 3;
+        assertThat(Policy.tokenBucket(largestBelow, 2, Duration.ofNanos(3_000)).capacity()).isEqualTo(largestBelow);
+        assertThat(Policy.gcra(2, Duration.ofNanos(3_000), largestBelow).burst()).isEqualTo(largestBelow);
+        assertThatThrownBy(() -> Policy.tokenBucket(largestBelow + 1, 2, Duration.ofNanos(3_000)))
+                .hasMessageStartingWith("capacity: is too large for exact arithmetic");
+    }
+
+    @Test
     void refusesRefillRatesBeyondExactArithmeticWhichLuaWouldRoundToZero() {
         // Redis' Lua holds numbers as doubles: a rate of 2^53 units per µs or more is not exact there.
         assertThatThrownBy(() -> Policy.tokenBucket(10, Long.MAX_VALUE, Duration.ofNanos(1_000)))

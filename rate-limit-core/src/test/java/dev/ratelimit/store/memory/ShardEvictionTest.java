@@ -264,4 +264,17 @@ class ShardEvictionTest {
         assertThat(java.util.stream.IntStream.range(0, 17).filter(i -> shard.tracks(key(i, i * 200))).count())
                 .as("spent clients still tracked").isEqualTo(16);
     }
+
+    @Test
+    void anEmptyShardTakesAKeyWhileTheOtherShardsHoldTheCap() {
+        // Nothing to evict here: the key is added, one over the cap (the README's "at most one per shard").
+        AtomicInteger tracked = new AtomicInteger(100);
+        Shard shard = new Shard(new LimitEvaluator(Limit.of("l", TokenBucket.perSecond(10, 1))), clock, 50, 100, tracked);
+
+        assertThat(shard.decide(key(0, 3), 4).remaining()).isEqualTo(6);
+
+        assertThat(shard.decide(key(0, 3), 1).remaining()).as("its state is kept").isEqualTo(5);
+        assertThat(shard.size()).isEqualTo(1);
+        assertThat(tracked.get()).isEqualTo(101);
+    }
 }

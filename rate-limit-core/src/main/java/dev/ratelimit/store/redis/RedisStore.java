@@ -204,10 +204,14 @@ public final class RedisStore implements RateLimitStore {
             return this;
         }
 
-        /** Prepended to every key (default {@code rl:}): up to 64 printable characters, no spaces or braces. */
+        /**
+         * Prepended to every key (default {@code rl:}): 1 to 64 printable characters, no spaces or braces.
+         * An empty prefix is refused: it would put every key at the top level of a database others may
+         * share, where nothing tells them apart from the application's own keys.
+         */
         public Builder keyPrefix(String prefix) {
-            if (prefix == null || prefix.length() > 64 || !prefix.matches("[\\x21-\\x7A\\x7C\\x7E]*")) {
-                throw new InvalidConfigurationException("keyPrefix", "must be at most 64 printable ASCII characters"
+            if (prefix == null || prefix.length() > 64 || !prefix.matches("[\\x21-\\x7A\\x7C\\x7E]+")) {
+                throw new InvalidConfigurationException("keyPrefix", "must be 1 to 64 printable ASCII characters"
                         + " without spaces or braces (braces would break Redis Cluster hash tags), was "
                         + (prefix == null ? "null" : "\"" + prefix.replaceAll("\\p{Cntrl}", "?") + "\""));
             }

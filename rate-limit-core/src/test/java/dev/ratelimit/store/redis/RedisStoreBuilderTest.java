@@ -79,9 +79,12 @@ class RedisStoreBuilderTest {
                 .hasMessage("circuitBreaker.openFor: must be whole milliseconds, was PT0.0015S");
         assertThat(b.circuitBreaker(3, Duration.ofMillis(1))).isSameAs(b);
         assertThat(b.circuitBreaker(3, Duration.ofHours(1))).isSameAs(b);
-        assertThatThrownBy(() -> b.keyPrefix("rl:{x}:")).hasMessageStartingWith("keyPrefix: must be at most 64 printable")
+        assertThatThrownBy(() -> b.keyPrefix("rl:{x}:")).hasMessageStartingWith("keyPrefix: must be 1 to 64 printable")
                 .hasMessageEndingWith("was \"rl:{x}:\"");
         assertThatThrownBy(() -> b.keyPrefix("a b")).hasMessageEndingWith("was \"a b\"");
+        // No prefix would leave our keys indistinguishable from the application's own in a shared database.
+        assertThatThrownBy(() -> b.keyPrefix("")).hasMessage("keyPrefix: must be 1 to 64 printable ASCII characters"
+                + " without spaces or braces (braces would break Redis Cluster hash tags), was \"\"");
         assertThatThrownBy(() -> b.clientKeySecret("hunter2")).hasMessage("clientKeySecret: must be at least 16 characters, was 7 characters");
         assertThatThrownBy(() -> b.clientKeySecret(null)).hasMessage("clientKeySecret: must be at least 16 characters, was null");
         assertThatThrownBy(() -> b.poolSize(0)).hasMessage("poolSize: must be in 1..1024, was 0");
@@ -95,7 +98,7 @@ class RedisStoreBuilderTest {
     @Test
     void aStoreBuildsWithoutReachingRedisAndStartsUp() {
         try (RedisStore store = RedisStore.builder().url("redis://127.0.0.1:1").failureMode(FailureMode.FAIL_OPEN)
-                .keyPrefix("").clock(Clock.system()).build()) {
+                .keyPrefix("shop:").clock(Clock.system()).build()) {
             assertThat(store.health()).isEqualTo(StoreHealth.UP);
             assertThat(store.toString()).isEqualTo("RedisStore[redis://127.0.0.1:1, failureMode=FAIL_OPEN, health=UP]");
         }

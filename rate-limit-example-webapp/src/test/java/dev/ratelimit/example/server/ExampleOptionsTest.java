@@ -121,7 +121,7 @@ class ExampleOptionsTest {
         assertThat(problem(Map.of("RATE_LIMIT_REDIS_KEY_PREFIX", "shop:")))
                 .isEqualTo("RATE_LIMIT_REDIS_KEY_PREFIX=\"shop:\": applies only to a Redis store; set REDIS_URL too");
         assertThat(problem(Map.of("REDIS_URL", "redis://cache:6379"), "--redis-key-prefix=shop {a}"))
-                .startsWith("--redis-key-prefix=\"shop {a}\": must be at most 64 printable");
+                .startsWith("--redis-key-prefix=\"shop {a}\": must be 1 to 64 printable");
         assertThat(problem(Map.of("RATE_LIMIT_FALLBACK_SHARE", "0.5")))
                 .isEqualTo("RATE_LIMIT_FALLBACK_SHARE=\"0.5\": applies only to a Redis store; set REDIS_URL too");
         assertThat(problem(Map.of("REDIS_URL", "redis://cache:6379", "RATE_LIMIT_FAILURE_MODE", "FAIL_OPEN"), "--fallback-share=0.5"))

@@ -293,7 +293,15 @@ else
       > "$OUT/http-$variant-$round.txt"; then
       skip "http" "wrk failed in round $round of $variant"
     fi
-    grep -E 'Requests/sec|^ +99%' "$OUT/http-$variant-$round.txt" || true
+    # Decisions the store did not make over the app's life (warm-up and measurement): a failing Redis
+    # under LOCAL_FALLBACK (the example's default) still answers 2xx, so wrk alone would not show it.
+    curl -fs "http://127.0.0.1:$port/metrics" 2>/dev/null | awk '
+      /^ratelimit_decisions_total[{]/ {
+        if ($0 ~ /outcome="(failed_open|fallback_allowed|fallback_rejected|unavailable)"/) without += $NF; else by += $NF
+      }
+      END { if (by + without > 0) printf "# decisions by the store: %d, without it: %d\n", by, without }' \
+      >> "$OUT/http-$variant-$round.txt" || true
+    grep -E 'Requests/sec|^ +99%|^# decisions' "$OUT/http-$variant-$round.txt" || true
     stop_pid "$app_pid"
   }
   cat > "$OUT/http-setup.txt" <<EOF

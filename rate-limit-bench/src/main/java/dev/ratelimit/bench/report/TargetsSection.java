@@ -224,6 +224,11 @@ final class TargetsSection {
             return new Verdict(target, String.format(Locale.ROOT, "not measured: %,d non-2xx answers with the filter, %,d without",
                     http.non2xx("memory"), http.non2xx("nofilter")), "not measured");
         }
+        if (http.withoutStore("memory") > 0) {
+            // A request the filter let through without a decision skipped the work being measured.
+            return new Verdict(target, String.format(Locale.ROOT, "not measured: %,d decisions not made by the store",
+                    http.withoutStore("memory")), "not measured");
+        }
         double r = mem.get().rps() / base.get().rps();
         return new Verdict(target, shown(r, 0.9, r >= 0.9, true) + " of \"" + base.get().label() + "\"", r >= 0.9 ? "met" : "missed");
     }

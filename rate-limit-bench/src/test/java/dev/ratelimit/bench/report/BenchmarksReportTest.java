@@ -184,7 +184,35 @@ class BenchmarksReportTest {
 
         HttpSection.Run run = HttpSection.parse(wrk);
 
-        assertThat(run).isEqualTo(new HttpSection.Run("in-memory store", 12283.90, 0.812, 3.2, 245678, 12));
+        assertThat(run).isEqualTo(new HttpSection.Run("in-memory store", 12283.90, 0.812, 3.2, 245678, 12, -1, -1));
+    }
+
+    @Test
+    void decisionsALocalFallbackMadeWhileRedisFailedShowThoughEveryAnswerWasA2xx() throws IOException {
+        // Under the example's LOCAL_FALLBACK a frozen Redis still answers 200: only the app's metrics tell.
+        Files.writeString(dir.resolve("http-nofilter-1.txt"), wrk("no filter", 50_000));
+        Files.writeString(dir.resolve("http-memory-1.txt"), wrk("in-memory store", 46_000)
+                + "# decisions by the store: 400000, without it: 0\n");
+        Files.writeString(dir.resolve("http-redis-1.txt"), wrk("Redis store", 20_000)
+                + "# decisions by the store: 150000, without it: 1234\n");
+        Files.writeString(dir.resolve("http-redis-2.txt"), wrk("Redis store", 21_000));
+
+        String md = render();
+
+        assertThat(md).contains("| no filter | 50.0 k | 1: 50.0 k, 50.0 k | 0.50 ms | 3.00 ms | 0 of 100,000 | n/a | 100.0% |")
+                .contains("| in-memory store | 46.0 k | 1: 46.0 k, 46.0 k | 0.50 ms | 3.00 ms | 0 of 100,000 | 0 of 400,000 | 92.0% |")
+                .contains("| Redis store | 20.0 k | 2: 20.0 k, 21.0 k | 0.50 ms | 3.00 ms | 0 of 200,000 | 1,234 of 151,234 (1 rounds counted) | 40.0% |");
+    }
+
+    @Test
+    void theHttpTargetIsNotJudgedWhenTheFilterLetRequestsThroughWithoutADecision() throws IOException {
+        // A request let through because the store failed skipped the decision whose cost the target measures.
+        Files.writeString(dir.resolve("http-nofilter-1.txt"), wrk("no filter", 50_000));
+        Files.writeString(dir.resolve("http-memory-1.txt"), wrk("in-memory store", 49_000)
+                + "# decisions by the store: 1000, without it: 5\n");
+
+        assertThat(render()).contains("| the in-memory filter costs <= 10% of the plain app's throughput | "
+                + "not measured: 5 decisions not made by the store | not measured |");
     }
 
     @Test
@@ -201,7 +229,7 @@ class BenchmarksReportTest {
         // Medians 50.0 k and 46.0 k: 92%, though a single unlucky pair (40.0 k, 47.0 k) would say otherwise.
         assertThat(md).contains("| no filter | 50.0 k | 3: 40.0 k, 52.0 k |")
                 .contains("| in-memory store | 46.0 k | 3: 30.0 k, 47.0 k |")
-                .contains("| 0 of 300,000 | 92.0% |")
+                .contains("| 0 of 300,000 | n/a | 92.0% |")
                 .contains("| the in-memory filter costs <= 10% of the plain app's throughput | 92% of \"no filter\" | **met** |");
     }
 

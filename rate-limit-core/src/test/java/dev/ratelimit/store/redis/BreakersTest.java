@@ -164,4 +164,10 @@ class BreakersTest {
         assertThat(breakers.forKey("x:1")).isSameAs(breakers.forKey("y:2")).isNotSameAs(breakers.forKey("a:1"));
         assertThat(throwing.forKey("a:1")).isSameAs(throwing.forKey("b:1"));
     }
+
+    @Test
+    void aKeyOfNoKnownMasterUsesTheSharedBreaker() {
+        assertThat(breakers.forKey("c:1")).isSameAs(breakers.shared()).isNotNull();
+        assertThat(breakers.forNode(null)).isSameAs(breakers.shared());
+    }
 }

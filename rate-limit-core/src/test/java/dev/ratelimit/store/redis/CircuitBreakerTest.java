@@ -4,6 +4,8 @@ import dev.ratelimit.StoreHealth;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -53,5 +55,25 @@ class CircuitBreakerTest {
         breaker.onSuccess();
         assertThat(breaker.health()).isEqualTo(StoreHealth.UP);
         assertThat(breaker.allowCall(T0 + 2 * OPEN_MICROS)).isTrue();
+    }
+
+    @Test
+    void aFirstFailureThatReachesTheThresholdReportsDegradedThenOpen() {
+        List<String> changes = new ArrayList<>();
+        CircuitBreaker single = new CircuitBreaker(1, OPEN_MICROS, (previous, current, cause) -> changes.add(previous + "->" + current + " " + cause));
+        single.onFailure(T0, DOWN);
+        assertThat(changes).containsExactly("UP->DEGRADED " + DOWN, "DEGRADED->CIRCUIT_OPEN " + DOWN);
+        assertThat(single.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
+    }
+
+    @Test
+    void theRetryHintIsTheRestOfTheOpenPeriodElseOnePeriod() {
+        assertThat(breaker.retryHintMicros(T0)).as("closed").isEqualTo(OPEN_MICROS);
+        fail(T0);
+        assertThat(breaker.retryHintMicros(T0)).as("degraded").isEqualTo(OPEN_MICROS);
+        fail(T0);
+        fail(T0);
+        assertThat(breaker.retryHintMicros(T0 + 2_000_000)).as("open, 2 s in").isEqualTo(OPEN_MICROS - 2_000_000);
+        assertThat(breaker.retryHintMicros(T0 + OPEN_MICROS)).as("the open period is over").isEqualTo(OPEN_MICROS);
     }
 }

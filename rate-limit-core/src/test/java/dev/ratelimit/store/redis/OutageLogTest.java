@@ -97,4 +97,40 @@ class OutageLogTest {
         assertThat(lines).containsExactly(FAILING, RECOVERED, OPEN + ": IllegalStateException: down", RECOVERED,
                 FAILING + " (1 brief outages since the last one logged)");
     }
+
+    @Test
+    void anOutageInTheSameMicrosecondAsTheLastOneLoggedIsQuiet() {
+        long t0 = 1_000_000_000_000L;
+        log.changed(UP, DEGRADED, DOWN, t0);
+        log.changed(DEGRADED, UP, null, t0);
+        log.changed(UP, DEGRADED, DOWN, t0);
+        log.changed(DEGRADED, UP, null, t0 + 1_000_000);
+        log.changed(UP, DEGRADED, DOWN, t0 + 2_000_000);
+
+        assertThat(lines).containsExactly(FAILING, RECOVERED);
+    }
+
+    @Test
+    void describesACauseWithItsRootCauseOnOneBoundedLine() {
+        assertThat(OutageLog.describe(null)).isEqualTo("no cause");
+        assertThat(OutageLog.describe(new IllegalStateException("pool\r\nempty", new java.io.IOException("refused"))))
+                .isEqualTo("IllegalStateException: pool  empty (caused by IOException: refused)");
+        String exactly300 = "x".repeat(300 - "IllegalStateException: ".length());
+        assertThat(OutageLog.describe(new IllegalStateException(exactly300))).hasSize(300).doesNotEndWith("...");
+        assertThat(OutageLog.describe(new IllegalStateException(exactly300 + "y"))).hasSize(303).endsWith("x...");
+    }
+
+    @Test
+    void linesToALoggerAreWarningsAndInfos() {
+        List<String> logged = new ArrayList<>();
+        org.slf4j.Logger logger = (org.slf4j.Logger) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {org.slf4j.Logger.class}, (proxy, method, args) -> {
+                    logged.add(method.getName() + " " + (args == null ? "" : args[0]));
+                    return null;
+                });
+        OutageLog.Lines to = OutageLog.Lines.to(logger);
+        to.warn("down");
+        to.info("up");
+        assertThat(logged).containsExactly("warn down", "info up");
+    }
 }

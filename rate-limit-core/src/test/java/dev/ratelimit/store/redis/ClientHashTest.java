@@ -80,4 +80,17 @@ class ClientHashTest {
         isolated.close();
         return new WeakReference<>(isolated);
     }
+
+    @Test
+    void aKeyWithASurrogatePairIsHashedAsItsUtf8() throws Exception {
+        byte[] sha = java.security.MessageDigest.getInstance("SHA-256")
+                .digest("user-\uD83D\uDE00".getBytes(StandardCharsets.UTF_8));
+        String expected = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(java.util.Arrays.copyOf(sha, 16));
+        assertThat(ClientHash.sha256().of("user-\uD83D\uDE00")).isEqualTo(expected);
+    }
+
+    @Test
+    void aKeyEndingInALoneHighSurrogateHashesAsAnotherClientThanItsUtf8() {
+        assertThat(ClientHash.sha256().of("user-\uD83D")).isNotEqualTo(ClientHash.sha256().of("user-?"));
+    }
 }

@@ -101,4 +101,12 @@ class FallbackLimitsTest {
         assertThat(FallbackLimits.scale(limit, 0.5)).isEqualTo(Limit.of("scan",
                 Policy.tokenBucket(5, 1, Duration.ofSeconds(2)), Policy.fixedWindow(50, Duration.ofHours(1))));
     }
+
+    @Test
+    void aRateThatScalesToExactlyOneKeepsItsPeriod() {
+        assertThat(FallbackLimits.scale(Policy.tokenBucket(10, 2, Duration.ofSeconds(1)), 0.5))
+                .isEqualTo(Policy.tokenBucket(5, 1, Duration.ofSeconds(1)));
+        assertThat(FallbackLimits.scale(Policy.gcra(2, Duration.ofSeconds(1), 4), 0.5))
+                .isEqualTo(Policy.gcra(1, Duration.ofSeconds(1), 2));
+    }
 }

@@ -1,5 +1,6 @@
 package dev.ratelimit.store.redis;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -40,9 +41,28 @@ class RedisUrlMaskTest {
             "redis://cache:6379/2                      | redis://cache:6379/2",
             "redis-cluster://[::1]:7000,10.0.0.2:7001  | redis-cluster://[::1]:7000,10.0.0.2:7001",
             "redis-sentinel://s1:26379,s2/mymaster     | redis-sentinel://s1:26379,s2/mymaster",
-            "cache:6379/0                              | cache:6379/0"})
+            "cache:6379/0                              | cache:6379/0",
+            // the same rules where the text starts with what they look for, or ends right after a host
+            "?password=hunter2                         | ?***",
+            "#hunter2                                  | #***",
+            "#hunter2?x=1                              | #***",
+            "@cache:6379                               | ***@cache:6379",
+            "://admin:hunter2@cache                    | ://***@cache",
+            "redis://@cache                            | redis://***@cache",
+            "hunter2@redis://cache                     | ***@redis://cache",
+            "://:hunter2                               | ://:***",
+            ":hunter2                                  | :***",
+            "redis://                                  | redis://",
+            "redis-cluster://h1:7000,                  | redis-cluster://h1:7000,",
+            "redis://[::1]                             | redis://[::1]",
+            "redis://[::1                              | redis://[::1"})
     void hidesWhateverMayBeAPassword(String url, String shown) {
         assertThat(RedisUrlMask.mask(url)).isEqualTo(shown);
+    }
+
+    @Test
+    void nullShowsAsNull() {
+        assertThat(RedisUrlMask.mask(null)).isEqualTo("null");
     }
 
     @ParameterizedTest(name = "{0}")

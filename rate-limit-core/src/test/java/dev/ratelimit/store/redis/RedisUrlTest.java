@@ -189,4 +189,46 @@ class RedisUrlTest {
         assertThatThrownBy(() -> RedisUrl.parse(null)).hasMessage("url: must be set, was null");
         assertThatThrownBy(() -> RedisUrl.parse(" ")).hasMessage("url: must be set, was \"\"");
     }
+
+    @Test
+    void aUrlThatStartsWithItsSchemeSeparatorHasAnUnknownScheme() {
+        assertThatThrownBy(() -> RedisUrl.parse("://cache"))
+                .hasMessage("url: has an unknown scheme; use redis, rediss, redis-cluster, rediss-cluster or redis-sentinel, was \"://cache\"");
+    }
+
+    @Test
+    void aQueryOrFragmentRightAfterTheSchemeIsRefusedAsSuchWithoutEchoingIt() {
+        assertThatThrownBy(() -> RedisUrl.parse("redis://?password=hunter2"))
+                .hasMessageStartingWith("url: must not have a query or fragment").hasMessageNotContaining("hunter2");
+        assertThatThrownBy(() -> RedisUrl.parse("redis://#hunter2"))
+                .hasMessageStartingWith("url: must not have a query or fragment").hasMessageNotContaining("hunter2");
+    }
+
+    @Test
+    void anAtSignRightAfterTheSchemeIsCredentialsWithoutAColon() {
+        assertThatThrownBy(() -> RedisUrl.parse("redis://@cache"))
+                .hasMessage("url: must write credentials as user:password@ or :password@, was \"redis://***@cache\"");
+    }
+
+    @Test
+    void credentialsRepeatedBeforeEachClusterHostAreRefusedEvenWhenTheFirstAreEmpty() {
+        assertThatThrownBy(() -> RedisUrl.parse("redis-cluster://@h0,u:p@h1"))
+                .hasMessageStartingWith("url: must write credentials once, before the first host");
+    }
+
+    @Test
+    void aUrlWithoutAHostNamesTheEmptyHost() {
+        String hint = " (a name or an IPv4 address; IPv6 addresses go in brackets, [::1]:6379)";
+        assertThatThrownBy(() -> RedisUrl.parse("redis:///0"))
+                .hasMessage("url: has an invalid host \"\"" + hint + ", was \"redis:///0\"");
+        assertThatThrownBy(() -> RedisUrl.parse("redis://:6379"))
+                .hasMessage("url: has an invalid host \"\"" + hint + ", was \"redis://:***\"");
+    }
+
+    @Test
+    void portsOneTo65535AndDatabaseZeroAreAccepted() {
+        assertThat(RedisUrl.parse("redis://cache:1/0").nodes()).containsExactly(new RedisUrl.Node("cache", 1));
+        assertThat(RedisUrl.parse("redis://cache:1/0").database()).isZero();
+        assertThat(RedisUrl.parse("redis://cache:65535").nodes()).containsExactly(new RedisUrl.Node("cache", 65535));
+    }
 }

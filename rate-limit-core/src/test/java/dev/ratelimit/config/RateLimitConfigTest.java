@@ -358,4 +358,142 @@ class RateLimitConfigTest {
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessage("config: classpath resource not found: no-such-rate-limits.json");
     }
+
+    @Test
+    void eachPartOfTheFileMustHaveItsJsonTypeAndSaysWhichItHas() {
+        String scan = "\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 5, \"window\": \"1m\"}";
+        String rest = tiers(scan).substring(1);
+        assertThatThrownBy(() -> parse("{\"tiers\": \"pro\"}")).hasMessage("tiers: must be a JSON object, was \"pro\"");
+        assertThatThrownBy(() -> parse("{\"tiers\": {\"pro\": 5}}")).hasMessage("tiers.pro: must be a JSON object, was 5");
+        assertThatThrownBy(() -> parse(tiers("\"scan\": 5"))).hasMessage("tiers.pro.scan: must be a JSON object, was 5");
+        assertThatThrownBy(() -> parse("{\"tierPrefixes\": [], " + rest)).hasMessage("tierPrefixes: must be a JSON object, was []");
+        assertThatThrownBy(() -> parse("{\"endpoints\": {}, " + rest)).hasMessage("endpoints: must be a JSON array, was {}");
+        assertThatThrownBy(() -> parse("{\"endpoints\": [\"/x\"], " + rest)).hasMessage("endpoints[0]: must be a JSON object, was \"/x\"");
+        assertThatThrownBy(() -> parse("{\"allowlist\": [], " + rest)).hasMessage("allowlist: must be a JSON object, was []");
+        assertThatThrownBy(() -> parse("{\"allowlist\": {\"paths\": \"/health\"}, " + rest))
+                .hasMessage("allowlist.paths: must be a JSON array, was \"/health\"");
+        assertThatThrownBy(() -> parse("{\"unmatched\": 5, " + rest))
+                .hasMessage("unmatched: must be \"unlimited\", a policy or an array of policies, was 5");
+        assertThatThrownBy(() -> parse("{\"shadow\": \"yes\", " + rest)).hasMessage("shadow: must be true or false, was \"yes\"");
+    }
+
+    @Test
+    void unknownFieldsAreErrorsInEveryObject() {
+        String rest = tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 5, \"window\": \"1m\"}").substring(1);
+        assertThatThrownBy(() -> parse("{\"allowlist\": {\"ips\": []}, " + rest))
+                .hasMessage("allowlist.ips: is not a known field (known: clients, paths)");
+        assertThatThrownBy(() -> parse("{\"endpoints\": [{\"path\": \"/x\", \"name\": \"scan\", \"limit\": 1}], " + rest))
+                .hasMessage("endpoints[0].limit: is not a known field (known: cost, method, name, path, shadow)");
+        assertThatThrownBy(() -> parse(tiers("\"scan\": {\"algorithm\": \"token_bucket\", \"capacity\": 5, \"refillTokens\": 1, "
+                + "\"refillPeriod\": \"1s\", \"window\": \"1m\"}")))
+                .hasMessage("tiers.pro.scan.window: is not a known field (known: algorithm, capacity, refillPeriod, refillTokens)");
+        assertThatThrownBy(() -> parse(tiers("\"scan\": {\"algorithm\": \"gcra\", \"rate\": 5, \"period\": \"1s\", \"burst\": 1, \"limit\": 5}")))
+                .hasMessage("tiers.pro.scan.limit: is not a known field (known: algorithm, burst, period, rate)");
+    }
+
+    @Test
+    void aMissingTopLevelFieldIsNamedWithoutAPrefix() {
+        assertThatThrownBy(() -> parse("{\"defaultTier\": \"pro\"}")).hasMessage("tiers: is required");
+    }
+
+    @Test
+    void shadowModeReadsForTheWholeConfigurationAndForOneEndpoint() {
+        RateLimitConfig config = parse("{\"shadow\": true, \"endpoints\": [{\"path\": \"/x\", \"name\": \"scan\", \"shadow\": true},"
+                + " {\"path\": \"/y\", \"name\": \"scan\", \"shadow\": false}], "
+                + tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 5, \"window\": \"1m\"}").substring(1));
+        assertThat(config.shadow()).isTrue();
+        assertThat(config.endpoints()).extracting(EndpointRule::shadow).containsExactly(true, false);
+        assertThat(parse(tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 5, \"window\": \"1m\"}")).shadow()).isFalse();
+        assertThatThrownBy(() -> parse("{\"endpoints\": [{\"path\": \"/x\", \"name\": \"scan\", \"shadow\": 1}], "
+                + tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 5, \"window\": \"1m\"}").substring(1)))
+                .hasMessage("endpoints[0].shadow: must be true or false, was 1");
+    }
+
+    @Test
+    void loadsAFileAndSaysWhyOneCannotBeRead(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws java.io.IOException {
+        java.nio.file.Path file = dir.resolve("rate-limits.json");
+        java.nio.file.Files.writeString(file, tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 5, \"window\": \"1m\"}"));
+        assertThat(RateLimitConfig.fromJson(file).defaultTier()).isEqualTo("pro");
+
+        java.nio.file.Path missing = dir.resolve("missing.json");
+        assertThatThrownBy(() -> RateLimitConfig.fromJson(missing)).isInstanceOf(java.io.UncheckedIOException.class)
+                .hasMessage("cannot read rate-limit configuration " + missing + ": no such file");
+        java.nio.file.Path underAFile = file.resolve("x.json");
+        assertThatThrownBy(() -> RateLimitConfig.fromJson(underAFile)).isInstanceOf(java.io.UncheckedIOException.class)
+                .hasMessage("cannot read rate-limit configuration " + underAFile + ": Not a directory");
+        assertThatThrownBy(() -> RateLimitConfig.fromJson(dir)).isInstanceOf(java.io.UncheckedIOException.class)
+                .hasMessage("cannot read rate-limit configuration " + dir + ": java.io.IOException: Is a directory");
+    }
+
+    @Test
+    void aClasspathResourceIsLookedUpWithTheThreadsContextClassLoaderFirst(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        // In a servlet container the web application's own resources are the context class loader's, not the library's.
+        java.nio.file.Files.writeString(dir.resolve("webapp-rate-limits.json"),
+                tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 5, \"window\": \"1m\"}"));
+        ClassLoader before = Thread.currentThread().getContextClassLoader();
+        try (java.net.URLClassLoader webapp = new java.net.URLClassLoader(new java.net.URL[] {dir.toUri().toURL()}, null)) {
+            Thread.currentThread().setContextClassLoader(webapp);
+            assertThat(RateLimitConfig.fromClasspath("webapp-rate-limits.json").defaultTier()).isEqualTo("pro");
+        } finally {
+            Thread.currentThread().setContextClassLoader(before);
+        }
+    }
+
+    @Test
+    void anEndpointRuleWithABadNameQuotesIt() {
+        assertThatThrownBy(() -> EndpointRule.of("GET", "/x", "a b"))
+                .hasMessage("name: must be 1-64 characters of [A-Za-z0-9._-], was \"a b\"");
+        assertThatThrownBy(() -> EndpointRule.of("GET", "/x", null))
+                .hasMessage("name: must be 1-64 characters of [A-Za-z0-9._-], was null");
+    }
+
+    @Test
+    void aNullPrefixOrTierInTheRecordIsANamedErrorNotANullPointerException() {
+        Map<String, Map<String, Limit>> tiers = Map.of("free", Map.of());
+        Map<String, String> prefixes = new java.util.HashMap<>();
+        prefixes.put("sk-", null);
+        assertThatThrownBy(() -> new RateLimitConfig("free", tiers, prefixes, List.of(), Optional.empty(), Allowlist.NONE, false))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessage("tierPrefixes: must map prefixes to tiers, had sk- -> null");
+    }
+
+    @Test
+    void aTierPrefixMayUseTheFirstAndLastVisibleAsciiCharacters() {
+        RateLimitConfig config = RateLimitConfig.builder().tier("free").tierPrefix("!~", "free").build();
+        assertThat(config.tierPrefixes()).containsEntry("!~", "free");
+    }
+
+    @Test
+    void anEndpointMayCostExactlyItsSmallestLimit() {
+        RateLimitConfig config = RateLimitConfig.builder()
+                .endpoint(new EndpointRule("POST", "/api/batch", "batch", 5, false))
+                .limit("free", "batch", Policy.fixedWindow(5, Duration.ofMinutes(1)), Policy.fixedWindow(50, Duration.ofHours(1)))
+                .build();
+        assertThat(config.endpoints()).extracting(EndpointRule::cost).containsExactly(5L);
+    }
+
+    @Test
+    void everyBuilderSettingChainsAndADeclaredTierTakesLimitsLater() {
+        Allowlist allowlist = new Allowlist(List.of("/health"), List.of());
+        RateLimitConfig config = RateLimitConfig.builder()
+                .defaultTier("pro")
+                .tier("pro")
+                .limit("pro", "scan", TokenBucket.perSecond(10, 1))
+                .allowlist(allowlist)
+                .shadow(true)
+                .build();
+        assertThat(config.defaultTier()).isEqualTo("pro");
+        assertThat(config.limit("pro", "scan")).isPresent();
+        assertThat(config.allowlist()).isEqualTo(allowlist);
+        assertThat(config.shadow()).isTrue();
+    }
+
+    @Test
+    void theLongestNumberTheShortFormReadsIsWrittenInIt() {
+        Duration longest = Duration.ofNanos(999_999_999_999L * 1_000);
+        assertThat(DurationFormat.format(longest)).isEqualTo("999999999999us");
+        assertThat(DurationFormat.parse("999999999999us", "d")).isEqualTo(longest);
+        Duration longer = longest.plusNanos(2_000);
+        assertThat(DurationFormat.format(longer)).as("13 digits").isEqualTo(longer.toString());
+    }
 }

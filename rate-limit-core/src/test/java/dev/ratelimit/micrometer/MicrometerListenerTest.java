@@ -244,4 +244,23 @@ class MicrometerListenerTest {
         assertThat(registry.find("ratelimit.tracked.keys").gauges()).as("not the old store's count, nor the old store kept alive")
                 .isEmpty();
     }
+
+    @Test
+    void aListenerWithoutATrackedKeysSupplierRecordsDecisions() {
+        SimpleMeterRegistry own = new SimpleMeterRegistry();
+        MicrometerListener plain = MicrometerListener.of(own);
+        plain.onDecision(new DecisionEvent("free", "login", login, limiter.tryAcquire("ip:203.0.113.8"), false, 120));
+        assertThat(own.get("ratelimit.decisions").tags("outcome", "allowed").counter().count()).isEqualTo(1);
+        assertThat(own.find("ratelimit.tracked.keys").gauge()).isNull();
+    }
+
+    @Test
+    void aDecisionWithoutALimitRecordsNoRemainingPercentage() {
+        // A store of someone else's may decide without a limit: no percentage of nothing (NaN) is recorded.
+        Decision noLimit = new Decision(Verdict.ALLOWED, Source.STORE, login.policies().get(0), 0, 0, 0, 0);
+        listener.onDecision(new DecisionEvent("free", "login", login, noLimit, false, 120));
+        assertThat(decisions("allowed")).isEqualTo(1);
+        assertThat(registry.get("ratelimit.remaining.percent").summary().count()).isZero();
+        assertThat(registry.get("ratelimit.near.limit").counter().count()).isZero();
+    }
 }

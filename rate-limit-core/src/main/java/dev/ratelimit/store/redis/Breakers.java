@@ -105,10 +105,11 @@ final class Breakers {
     /**
      * A failing breaker that had stopped counting and is needed again without changing state (the
      * shared one is kept when forgotten, not replaced; it fails OPEN to OPEN, or is still open) counts
-     * again: no transition says so.
+     * again: no transition says so. It is looked at whenever it is worse than the store's health, not
+     * only when the store is UP: an open one counts again while another master keeps the store DEGRADED.
      */
     private void countAgain(CircuitBreaker breaker, Throwable cause) {
-        if (health == StoreHealth.UP && breaker.health() != StoreHealth.UP) {
+        if (breaker.health().compareTo(health) > 0) {
             update(cause);
         }
     }

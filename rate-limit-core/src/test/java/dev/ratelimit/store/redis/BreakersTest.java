@@ -170,4 +170,23 @@ class BreakersTest {
         assertThat(breakers.forKey("c:1")).isSameAs(breakers.shared()).isNotNull();
         assertThat(breakers.forNode(null)).isSameAs(breakers.shared());
     }
+
+    @Test
+    void theSharedBreakerCountsAgainWhileAnotherMasterKeepsTheStoreDegraded() {
+        // As above, but master B's breaker is failing too when the forgotten shared one fails again: the
+        // store's health is the worst of the breakers that count, so CIRCUIT_OPEN, not B's DEGRADED.
+        CircuitBreaker shared = breakers.shared();
+        breakers.onFailure(shared, clock.nowMicros(), DOWN);
+        breakers.onFailure(shared, clock.nowMicros(), DOWN);
+        clock.advanceMicros(Breakers.FORGET_AFTER_MICROS);
+        fail(breakers.forKey("b:1"));
+        assertThat(breakers.health()).as("shared forgotten, B degraded").isEqualTo(StoreHealth.DEGRADED);
+
+        assertThat(shared.allowCall(clock.nowMicros())).as("the probe").isTrue();
+        breakers.onFailure(shared, clock.nowMicros(), DOWN); // OPEN again: no change of the breaker's own state
+
+        assertThat(breakers.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
+        assertThat(changes).containsExactly("UP->DEGRADED", "DEGRADED->CIRCUIT_OPEN", "CIRCUIT_OPEN->DEGRADED",
+                "DEGRADED->CIRCUIT_OPEN");
+    }
 }

@@ -256,8 +256,8 @@ class MicrometerListenerTest {
 
     @Test
     void aDecisionWithoutALimitRecordsNoRemainingPercentage() {
-        // A store of someone else's may decide without a limit: no percentage of nothing (NaN) is recorded.
-        Decision noLimit = new Decision(Verdict.ALLOWED, Source.STORE, login.policies().get(0), 0, 0, 0, 0);
+        // A store of someone else's may decide without a limit: no percentage of nothing (infinite) is recorded.
+        Decision noLimit = new Decision(Verdict.ALLOWED, Source.STORE, login.policies().get(0), 0, 1, 0, 0);
         listener.onDecision(new DecisionEvent("free", "login", login, noLimit, false, 120));
         assertThat(decisions("allowed")).isEqualTo(1);
         assertThat(registry.get("ratelimit.remaining.percent").summary().count()).isZero();

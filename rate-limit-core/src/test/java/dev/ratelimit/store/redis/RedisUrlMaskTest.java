@@ -50,6 +50,7 @@ class RedisUrlMaskTest {
             "://admin:hunter2@cache                    | ://***@cache",
             "redis://@cache                            | redis://***@cache",
             "hunter2@redis://cache                     | ***@redis://cache",
+            "hunter2@r://cache                         | ***@r://cache",
             "://:hunter2                               | ://:***",
             ":hunter2                                  | :***",
             "redis://                                  | redis://",

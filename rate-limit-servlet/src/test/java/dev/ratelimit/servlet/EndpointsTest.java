@@ -5,10 +5,13 @@ import dev.ratelimit.Policy;
 import dev.ratelimit.config.Allowlist;
 import dev.ratelimit.config.EndpointRule;
 import dev.ratelimit.config.RateLimitConfig;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.http.HttpServletRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 
@@ -171,6 +174,37 @@ class EndpointsTest {
         assertThatThrownBy(() -> RateLimitFilter.builder().config(config).build())
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageStartingWith("endpoints[0].path: must not contain " + problem);
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource({
+            "/app/api/;x/scan,        /api/scan",
+            "/app/api/;/scan,         /api/scan",
+            "/app/;v=1/api/scan;x=1,  /api/scan",
+            "/app/api/%3Bx/scan,      /api/;x/scan",
+    })
+    void anAmbiguousUriIsDecodedWithoutItsPathParametersEvenWhenASegmentIsOnlyParameters(String uri, String path) {
+        // Jetty refuses these over HTTP before an application sees them; a container that routes them
+        // (as Jetty does /api%2Fscan) drops the parameters, a segment ";x" included: it is an empty segment.
+        HttpServletRequest request = ambiguous(uri, TestServer.CONTEXT);
+
+        assertThat(Endpoints.decodedPathOf(request)).isEqualTo(path);
+        assertThat(Endpoints.pathOf(request)).isEqualTo(path);
+    }
+
+    /**
+     * A request whose {@code getServletPath()} refuses to answer, as Jetty's does for an ambiguous URI
+     * under {@code UriCompliance.LEGACY}: the path can only come from its URI.
+     */
+    private static HttpServletRequest ambiguous(String requestUri, String contextPath) {
+        return (HttpServletRequest) Proxy.newProxyInstance(EndpointsTest.class.getClassLoader(),
+                new Class<?>[] {HttpServletRequest.class}, (proxy, method, args) -> switch (method.getName()) {
+                    case "getRequestURI" -> requestUri;
+                    case "getContextPath" -> contextPath;
+                    case "getDispatcherType" -> DispatcherType.REQUEST;
+                    case "getServletPath", "getPathInfo" -> throw new IllegalArgumentException("ambiguous URI");
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
     }
 
     /** Rule "api" ({@code firstMethod firstPath}), then rule "scan", each with a limit. */

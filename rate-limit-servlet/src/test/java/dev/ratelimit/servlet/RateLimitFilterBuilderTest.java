@@ -1,12 +1,17 @@
 package dev.ratelimit.servlet;
 
 import dev.ratelimit.InvalidConfigurationException;
+import dev.ratelimit.Limit;
+import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.store.memory.MemoryStore;
 import dev.ratelimit.servlet.client.ForwardedHeader;
 import jakarta.servlet.DispatcherType;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
@@ -58,5 +63,40 @@ class RateLimitFilterBuilderTest {
                 .isInstanceOf(InvalidConfigurationException.class).hasMessage("maxApiKeyLength: must be 1-8192, was 8193");
         assertThatThrownBy(() -> RateLimitFilter.builder().maxApiKeyLength(0).build())
                 .isInstanceOf(InvalidConfigurationException.class).hasMessage("maxApiKeyLength: must be 1-8192, was 0");
+    }
+
+    /** A store that counts how often it was closed. */
+    private static final class ClosingStore implements RateLimitStore {
+        private final MemoryStore memory = MemoryStore.builder().build();
+        int closed;
+
+        @Override
+        public RateLimiter limiter(Limit limit) {
+            return memory.limiter(limit);
+        }
+
+        @Override
+        public void close() {
+            closed++;
+        }
+    }
+
+    @Test
+    void aStoreGivenToTheBuilderIsTheCallersToCloseNotTheFilters() {
+        ClosingStore store = new ClosingStore();
+
+        RateLimitFilter.builder().store(store).build().destroy();
+
+        assertThat(store.closed).isZero();
+    }
+
+    @Test
+    void aStoreTheFilterCreatedIsClosedByItsDestroy() {
+        // Init-params create the store for the filter (ownedStore): nobody else can close it.
+        ClosingStore store = new ClosingStore();
+
+        RateLimitFilter.builder().ownedStore(store).build().destroy();
+
+        assertThat(store.closed).isEqualTo(1);
     }
 }

@@ -98,4 +98,25 @@ class ThrottledLogTest {
         assertThat(ThrottledLog.describe(e)).startsWith("java.lang.IllegalStateException at dev.ratelimit.servlet.ThrottledLogTest")
                 .doesNotContain("secret");
     }
+
+    @Test
+    void describesAnExceptionByItsFirstThreeFramesOnly() {
+        RuntimeException deep = new IllegalStateException("deep");
+        deep.setStackTrace(new StackTraceElement[] {frame("a"), frame("b"), frame("c"), frame("d")});
+        RuntimeException shallow = new IllegalStateException("shallow");
+        shallow.setStackTrace(new StackTraceElement[] {frame("a")});
+
+        assertThat(ThrottledLog.describe(deep)).isEqualTo("java.lang.IllegalStateException at X.a(X.java:1) < X.b(X.java:1) < X.c(X.java:1)");
+        assertThat(ThrottledLog.describe(shallow)).isEqualTo("java.lang.IllegalStateException at X.a(X.java:1)");
+        assertThat(ThrottledLog.describe(new IllegalStateException() {
+            @Override
+            public synchronized Throwable fillInStackTrace() {
+                return this;
+            }
+        })).startsWith("dev.ratelimit.servlet.ThrottledLogTest$").doesNotContain(" at ");
+    }
+
+    private static StackTraceElement frame(String method) {
+        return new StackTraceElement("X", method, "X.java", 1);
+    }
 }

@@ -160,6 +160,15 @@ class InitParamsTest {
     }
 
     @Test
+    void echoesAValueOfUpTo200CharactersWholeAndCutsALongerOne() {
+        String whole = "x".repeat(200);
+        String cut = "y".repeat(201);
+
+        assertThat(initFailure("header-style", whole)).contains("init-param header-style=\"" + whole + "\": must be x, ietf or both");
+        assertThat(initFailure("header-style", cut)).contains("init-param header-style=\"" + "y".repeat(200) + "...\": must be");
+    }
+
+    @Test
     void stripsControlCharactersFromEchoedValues() {
         assertThat(initFailure("header-style", "x\r\nSet-Cookie: a=b")).contains("x??Set-Cookie: a=b").doesNotContain("\n");
     }

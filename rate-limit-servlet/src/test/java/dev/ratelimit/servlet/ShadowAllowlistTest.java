@@ -13,6 +13,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -283,6 +284,55 @@ class ShadowAllowlistTest {
         // A typo after "ip:" is shown, like one without it: an address holds no secret.
         RateLimitConfig typo = twoEndpoints(false).allowlist(new Allowlist(List.of(), List.of("ip:10.0.0.300"))).build();
         assertThatThrownBy(() -> RateLimitFilter.builder().config(typo)).hasMessageEndingWith("was \"ip:10.0.0.300\"");
+    }
+
+    @Test
+    void anAllowlistOfOnlyAnAddressBlockExemptsTheAddressesInIt() {
+        RateLimitConfig config = twoEndpoints(false).allowlist(new Allowlist(List.of(), List.of("10.0.0.0/8"))).build();
+        start(RateLimitFilter.builder().config(config).trustedProxies("127.0.0.0/8"));
+
+        assertThat(server.statuses(4, 1, "GET", "/api/scan", "X-Forwarded-For", "10.9.8.7")).containsOnly(200);
+        assertThat(server.statuses(3, 1, "GET", "/api/scan", "X-Forwarded-For", "11.0.0.1")).containsExactly(200, 200, 429);
+    }
+
+    @Test
+    void anAllowlistOfOnlyOneAddressExemptsItHoweverACustomResolverSpellsIt() {
+        RateLimitConfig config = twoEndpoints(false).allowlist(new Allowlist(List.of(), List.of("ip:2001:db8::1"))).build();
+        start(RateLimitFilter.builder().config(config).clientIdResolver(request -> "ip:" + request.getHeader("X-Client-Address")));
+
+        assertThat(server.statuses(4, 1, "GET", "/api/scan", "X-Client-Address", "2001:db8:0:0:0:0:0:1")).containsOnly(200);
+        assertThat(server.statuses(3, 1, "GET", "/api/scan", "X-Client-Address", "2001:db8::2")).containsExactly(200, 200, 429);
+    }
+
+    @Test
+    void anAllowlistedApiKeyMayHoldTheFirstAndLastVisibleAsciiCharacters() {
+        RateLimitConfig config = twoEndpoints(false).allowlist(new Allowlist(List.of(), List.of("apikey:!sk~"))).build();
+        start(RateLimitFilter.builder().config(config));
+
+        assertThat(server.statuses(4, 1, "GET", "/api/scan", "X-API-Key", "!sk~")).containsOnly(200);
+        assertThat(server.statuses(3, 1, "GET", "/api/scan", "X-API-Key", "!sk")).containsExactly(200, 200, 429);
+    }
+
+    @Test
+    void aResolversOwnIdMayHoldASlash() {
+        RateLimitConfig config = twoEndpoints(false).allowlist(new Allowlist(List.of(), List.of("team:ops/alice"))).build();
+        start(RateLimitFilter.builder().config(config).clientIdResolver(request -> request.getHeader("X-Client")));
+
+        assertThat(server.statuses(4, 1, "GET", "/api/scan", "X-Client", "team:ops/alice")).containsOnly(200);
+        assertThat(server.statuses(3, 1, "GET", "/api/scan", "X-Client", "team:ops/bob")).containsExactly(200, 200, 429);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"::/129", ".10.0.0/8", ":10.0.0.0/8"})
+    void aMistypedBlockStartingWithADotOrAColonIsShownInTheError(String entry) {
+        // It is address-like, so it is shown (an address holds no secret) and read as a block, whose error says what is wrong.
+        RateLimitConfig config = twoEndpoints(false).allowlist(new Allowlist(List.of(), List.of(entry))).build();
+
+        assertThatThrownBy(() -> RateLimitFilter.builder().config(config))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageStartingWith("allowlist.clients[0]: ")
+                .hasMessageContaining("\"" + entry + "\"")
+                .hasMessageNotContaining("not shown");
     }
 
     @Test

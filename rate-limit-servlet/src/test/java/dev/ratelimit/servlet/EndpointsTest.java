@@ -10,6 +10,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.reflect.Proxy;
 import java.time.Duration;
@@ -190,6 +191,25 @@ class EndpointsTest {
 
         assertThat(Endpoints.decodedPathOf(request)).isEqualTo(path);
         assertThat(Endpoints.pathOf(request)).isEqualTo(path);
+    }
+
+    @ParameterizedTest(name = "{0} in {1} -> {2}")
+    @CsvSource({
+            "/api/scan,  '',    /api/scan",
+            "/app,       /app,  /",
+            "/app/,      /app,  /",
+            "/app/%61pi/scan, /app, /api/scan",
+    })
+    void anAmbiguousUriIsTakenRelativeToItsContext(String uri, String context, String path) {
+        assertThat(Endpoints.decodedPathOf(ambiguous(uri, context))).isEqualTo(path);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/app/api/%a", "/app/api/%", "/app/api/%u002", "/app/api/%u00", "/app/api/%zz", "/app/api/%u00zz", "/apps/api/scan"})
+    void anAmbiguousUriWithATruncatedOrMalformedEncodingOrOutsideTheContextIsAnIllegalArgument(String uri) {
+        // What decodedPathOf promises; any other exception would be a crash, not a refusal of the URI.
+        assertThatThrownBy(() -> Endpoints.decodedPathOf(ambiguous(uri, TestServer.CONTEXT)))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     /**

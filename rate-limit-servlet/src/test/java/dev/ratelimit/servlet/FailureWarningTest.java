@@ -1,0 +1,88 @@
+package dev.ratelimit.servlet;
+
+import dev.ratelimit.FailureMode;
+import dev.ratelimit.ManualClock;
+import dev.ratelimit.servlet.client.ClientIdResolver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.reflect.UndeclaredThrowableException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The warnings operators read: what failed, what became of the request, and a trust setting that hands out quotas. */
+class FailureWarningTest {
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00.250Z"));
+    private TestServer server;
+
+    @AfterEach
+    void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    /** What the filter logs (slf4j-simple writes to System.err) while {@code action} runs. */
+    private static String logged(Runnable action) {
+        PrintStream stderr = System.err;
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
+        try {
+            action.run();
+        } finally {
+            System.setErr(stderr);
+        }
+        return log.toString(StandardCharsets.UTF_8);
+    }
+
+    /** The warning left by one request to a limited path through a filter whose resolver throws {@code failure}. */
+    private String warningOfOneFailure(RateLimitFilterBuilder builder, RuntimeException failure) {
+        ClientIdResolver broken = request -> {
+            throw failure;
+        };
+        server = TestServer.start(builder.clientIdResolver(broken).clock(clock).build());
+        return logged(() -> server.get("/api/scan"));
+    }
+
+    @Test
+    void aFailureWarningSaysTheRequestWasAnswered503WhenFailingClosed() {
+        String warning = warningOfOneFailure(RateLimitFilter.builder().failureMode(FailureMode.FAIL_CLOSED), new IllegalStateException());
+
+        assertThat(warning).contains("RateLimitFilter could not decide a request: java.lang.IllegalStateException at ")
+                .contains("; answered 503 (failure mode FAIL_CLOSED)\n");
+    }
+
+    @Test
+    void aFailureWarningSaysTheRequestPassedOnWhenFailingOpenOrInShadowMode() {
+        assertThat(warningOfOneFailure(RateLimitFilter.builder(), new IllegalStateException()))
+                .contains("; passed on unlimited (failure mode FAIL_OPEN)\n");
+        server.close();
+        assertThat(warningOfOneFailure(RateLimitFilter.builder().failureMode(FailureMode.FAIL_CLOSED).shadow(true), new IllegalStateException()))
+                .contains("; passed on unlimited (failure mode FAIL_CLOSED, shadow mode)\n");
+    }
+
+    @Test
+    void aFailureWarningNamesTheCheckedExceptionThatCameWrappedAsUndeclared() {
+        // What a dynamic proxy (or Kotlin code called through one) throws for a checked exception it may not declare.
+        String warning = warningOfOneFailure(RateLimitFilter.builder(), new UndeclaredThrowableException(new IOException("directory down")));
+
+        assertThat(warning).contains("could not decide a request: java.io.IOException").doesNotContain("UndeclaredThrowableException");
+        server.close();
+        // Without a cause there is nothing else to name.
+        assertThat(warningOfOneFailure(RateLimitFilter.builder(), new UndeclaredThrowableException(null)))
+                .contains("could not decide a request: java.lang.reflect.UndeclaredThrowableException at ");
+    }
+
+    @Test
+    void trustingEveryAddressAsAProxyIsWarnedOfAtBuildTrustingSomeIsNot() {
+        assertThat(logged(() -> RateLimitFilter.builder().trustedProxies("0.0.0.0/0").build().destroy()))
+                .contains("RateLimitFilter: trusted proxies include 0.0.0.0/0, every address");
+        assertThat(logged(() -> RateLimitFilter.builder().trustedProxies("10.0.0.0/8").build().destroy())).doesNotContain("trusted proxies");
+        assertThat(logged(() -> RateLimitFilter.builder().build().destroy())).doesNotContain("trusted proxies");
+    }
+}

@@ -54,6 +54,16 @@ class InitParamsEffectTest {
     }
 
     @Test
+    void maxKeysPerLimitCapsTheInMemoryStore() {
+        // A cap of one key: a second client pushes the first out, which then starts afresh.
+        start("config", "classpath:configs/webxml-limits.json", "max-keys-per-limit", "1", "trusted-proxies", "127.0.0.0/8");
+
+        assertThat(server.statuses(4, 1, "GET", "/api/scan", "X-Forwarded-For", "203.0.113.1")).containsExactly(200, 200, 200, 429);
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "203.0.113.2").statusCode()).isEqualTo(200);
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "203.0.113.1").statusCode()).isEqualTo(200);
+    }
+
+    @Test
     void aRedisStoreUrlIsTheStoreDecidingNotASilentInMemoryStore() {
         // Nothing listens on port 1: the Redis store cannot decide, and fails closed as told.
         start("store", "redis://127.0.0.1:1", "failure-mode", "FAIL_CLOSED", "redis-timeout", "50ms");

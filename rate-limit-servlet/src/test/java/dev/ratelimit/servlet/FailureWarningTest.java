@@ -1,8 +1,12 @@
 package dev.ratelimit.servlet;
 
 import dev.ratelimit.FailureMode;
+import dev.ratelimit.Limit;
 import dev.ratelimit.ManualClock;
+import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.RateLimiter;
 import dev.ratelimit.servlet.client.ClientIdResolver;
+import dev.ratelimit.store.memory.MemoryStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -84,5 +88,26 @@ class FailureWarningTest {
                 .contains("RateLimitFilter: trusted proxies include 0.0.0.0/0, every address");
         assertThat(logged(() -> RateLimitFilter.builder().trustedProxies("10.0.0.0/8").build().destroy())).doesNotContain("trusted proxies");
         assertThat(logged(() -> RateLimitFilter.builder().build().destroy())).doesNotContain("trusted proxies");
+    }
+
+    @Test
+    void aStoreThatFailsToCloseIsWarnedOfAndDestroyCompletes() {
+        RateLimitStore failing = new RateLimitStore() {
+            private final RateLimitStore memory = MemoryStore.builder().build();
+
+            @Override
+            public RateLimiter limiter(Limit limit) {
+                return memory.limiter(limit);
+            }
+
+            @Override
+            public void close() {
+                throw new IllegalStateException("connection pool already closed");
+            }
+        };
+        RateLimitFilter filter = RateLimitFilter.builder().ownedStore(failing).build();
+
+        assertThat(logged(filter::destroy)).contains("closing the rate-limit store failed: java.lang.IllegalStateException at ")
+                .doesNotContain("connection pool already closed");
     }
 }

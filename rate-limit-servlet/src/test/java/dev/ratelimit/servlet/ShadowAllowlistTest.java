@@ -187,7 +187,10 @@ class ShadowAllowlistTest {
             "'apikey:sk pro'      | must not contain whitespace",
             "'2001:db8::/ 32'     | must not contain whitespace",
             "10.0.0.7:8080        | must be an address without a port",
-            "ip:[2001:db8::1]:443 | must be an address without a port"})
+            "ip:[2001:db8::1]:443 | must be an address without a port",
+            "apikey:sk\u0001x     | must not contain control characters",
+            // nothing before the colon: no prefix a client id has
+            ":abc                 | must be a client id (apikey:..., ip:...) or a CIDR block"})
     void anAllowlistEntryNoClientIdCouldEverMatchIsRefused(String entry, String problem) {
         // Kept as an exact id, each would have been accepted and never exempted anyone.
         RateLimitConfig config = twoEndpoints(false).allowlist(new Allowlist(List.of(), List.of("10.0.0.0/8", entry))).build();

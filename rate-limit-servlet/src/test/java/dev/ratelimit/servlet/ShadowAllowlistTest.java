@@ -299,6 +299,17 @@ class ShadowAllowlistTest {
     }
 
     @Test
+    void anAddressAllowlistNeverExemptsAnIpIdThatIsNoAddress() {
+        // ip:unknown (a peer on a Unix socket) or a custom resolver's ip:<anything> is no address inside any block.
+        RateLimitConfig config = twoEndpoints(false).allowlist(new Allowlist(List.of(), List.of("0.0.0.0/0", "::/0"))).build();
+        start(RateLimitFilter.builder().config(config).clientIdResolver(request -> request.getHeader("X-Client")));
+
+        assertThat(server.statuses(3, 1, "GET", "/api/scan", "X-Client", "ip:unknown")).containsExactly(200, 200, 429);
+        assertThat(server.statuses(3, 1, "GET", "/api/scan", "X-Client", "ip:gateway-7")).containsExactly(200, 200, 429);
+        assertThat(server.statuses(3, 1, "GET", "/api/scan", "X-Client", "ip:10.0.0.1")).containsOnly(200);
+    }
+
+    @Test
     void anAllowlistOfOnlyOneAddressExemptsItHoweverACustomResolverSpellsIt() {
         RateLimitConfig config = twoEndpoints(false).allowlist(new Allowlist(List.of(), List.of("ip:2001:db8::1"))).build();
         start(RateLimitFilter.builder().config(config).clientIdResolver(request -> "ip:" + request.getHeader("X-Client-Address")));

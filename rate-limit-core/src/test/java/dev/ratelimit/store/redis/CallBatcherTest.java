@@ -15,6 +15,7 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.providers.ConnectionProvider;
 
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -125,6 +126,141 @@ class CallBatcherTest {
         assertThat(rode).as("the last batch carried others' calls").isPositive();
     }
 
+    @Test
+    void aBatchCarriesAtMostMaxBatchCallsAndTheRestGoInTheNext() throws Exception {
+        List<Future<Object>> first = holdEverySender();
+        List<Future<Object>> queued = calls(CallBatcher.MAX_BATCH + 6);
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> allWaiting(CallBatcher.MAX_BATCH + 6));
+
+        redis.pipelines.get(0).release.countDown();
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> redis.pipelines.size() == CallBatcher.MAX_SENDERS + 1);
+        HeldPipeline batch = redis.pipelines.get(CallBatcher.MAX_SENDERS);
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> batch.syncing);
+        assertThat(batch.commands).hasSize(CallBatcher.MAX_BATCH);
+
+        redis.answerAtOnce = true;
+        redis.pipelines.forEach(p -> p.release.countDown());
+        for (Future<Object> f : first) {
+            assertThat(f.get(10, TimeUnit.SECONDS)).isEqualTo(REPLY);
+        }
+        for (Future<Object> f : queued) {
+            assertThat(f.get(10, TimeUnit.SECONDS)).isEqualTo(REPLY);
+        }
+    }
+
+    @Test
+    void eachBatchedCallGoesAsTheCommandItWas() throws Exception {
+        redis.answerAtOnce = true;
+        assertThat(batcher.fcall(redis, "decide", List.of("k"), List.of("time", "1"))).isEqualTo(REPLY);
+        assertThat(batcher.evalsha(redis, "0123456789abcdef0123456789abcdef01234567", List.of("k"), List.of("time", "1")))
+                .isEqualTo(REPLY);
+        assertThat(redis.pipelines).hasSize(2);
+        assertThat(redis.pipelines.get(0).names).containsExactly("FCALL");
+        assertThat(redis.pipelines.get(1).names).containsExactly("EVALSHA");
+    }
+
+    @Test
+    void switchedOffOrOnAClientNotKnownToTalkToOneServerEachCallGoesOnItsOwn() {
+        redis.answerAtOnce = true; // a call batched by mistake gets its answer (and shows in pipelines) rather than hanging
+        for (CallBatcher unbatched : List.of(new CallBatcher(false, client -> true), new CallBatcher(true))) {
+            assertThat(unbatched.fcall(redis, "decide", List.of("k"), List.of("time", "1"))).isEqualTo(REPLY);
+            assertThat(unbatched.evalsha(redis, "0123456789abcdef0123456789abcdef01234567", List.of("k"), List.of("time", "1")))
+                    .isEqualTo(REPLY);
+        }
+        assertThat(redis.pipelines).isEmpty();
+        assertThat(redis.direct).containsExactly("FCALL decide", "EVALSHA 0123456789abcdef0123456789abcdef01234567",
+                "FCALL decide", "EVALSHA 0123456789abcdef0123456789abcdef01234567");
+    }
+
+    @Test
+    void aCallerThatWasNotInterruptedComesBackNotInterrupted() throws Exception {
+        // A lone caller sends its own call.
+        redis.answerAtOnce = true;
+        assertThat(batcher.fcall(redis, "decide", List.of("k"), List.of("time", "1"))).isEqualTo(REPLY);
+        assertThat(Thread.interrupted()).as("the sender's interrupt status").isFalse();
+
+        // Callers queued behind busy senders wait parked, then come back as they went.
+        redis.answerAtOnce = false;
+        redis.pipelines.clear();
+        holdEverySender();
+        List<Future<Boolean>> queued = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            String key = "q" + i;
+            queued.add(threads.submit(() -> {
+                callers.add(Thread.currentThread());
+                batcher.fcall(redis, "decide", List.of(key), List.of("time", "1"));
+                return Thread.currentThread().isInterrupted();
+            }));
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> allWaiting(3));
+        redis.answerAtOnce = true;
+        redis.pipelines.forEach(p -> p.release.countDown());
+        for (Future<Boolean> f : queued) {
+            assertThat(f.get(10, TimeUnit.SECONDS)).as("a waiting caller's interrupt status").isFalse();
+        }
+    }
+
+    @Test
+    void aCallerInterruptedWhileItWaitsStillGetsItsReplyAndKeepsItsInterrupt() throws Exception {
+        holdEverySender();
+        Future<Object[]> queued = threads.submit(() -> {
+            callers.add(Thread.currentThread());
+            Object reply = batcher.fcall(redis, "decide", List.of("q"), List.of("time", "1"));
+            return new Object[] {reply, Thread.currentThread().isInterrupted()};
+        });
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> allWaiting(1));
+        callers.get(0).interrupt();
+        // Its call is still queued: it waits on (parked) rather than giving up or spinning.
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> allWaiting(1));
+        assertThat(queued).isNotDone();
+
+        redis.answerAtOnce = true;
+        redis.pipelines.forEach(p -> p.release.countDown());
+        Object[] outcome = queued.get(10, TimeUnit.SECONDS);
+        assertThat(outcome[0]).isEqualTo(REPLY);
+        assertThat(outcome[1]).as("interrupt status restored").isEqualTo(true);
+    }
+
+    @Test
+    void aTimedOutBatchFailsTheCallsQueuedMeanwhileWithoutSendingThem() throws Exception {
+        JedisConnectionException timeout = new JedisConnectionException(new SocketTimeoutException("Read timed out"));
+        redis.failWith = timeout;
+        List<Future<Object>> calls = calls(CallBatcher.MAX_SENDERS + 6);
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> redis.pipelines.size() == CallBatcher.MAX_SENDERS);
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> allWaiting(CallBatcher.MAX_SENDERS + 6));
+
+        redis.pipelines.get(0).release.countDown();
+        // The six queued calls fail with the first batch's timeout; the other senders are still out.
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> calls.stream().filter(Future::isDone).count() == 7);
+        redis.pipelines.forEach(p -> p.release.countDown());
+        for (Future<Object> f : calls) {
+            Throwable thrown = catchThrowable(() -> f.get(10, TimeUnit.SECONDS));
+            assertThat(thrown).isInstanceOf(ExecutionException.class).hasCause(timeout);
+        }
+        assertThat(redis.pipelines).as("no batch sent after the timeout").hasSize(CallBatcher.MAX_SENDERS);
+    }
+
+    @Test
+    void aStackOverflowOnALoneSendersThreadIsThrownAsItselfAsItWouldBeUnbatched() {
+        StackOverflowError deep = new StackOverflowError("deep");
+        redis.failWith = deep;
+        redis.answerAtOnce = true;
+        assertThat(catchThrowable(() -> batcher.fcall(redis, "decide", List.of("k"), List.of("time", "1")))).isSameAs(deep);
+    }
+
+    /** {@link CallBatcher#MAX_SENDERS} callers, each sending its own call in a pipeline the test holds. */
+    private List<Future<Object>> holdEverySender() {
+        List<Future<Object>> first = new ArrayList<>();
+        for (int i = 1; i <= CallBatcher.MAX_SENDERS; i++) {
+            first.addAll(calls(1));
+            int sent = i;
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> redis.pipelines.size() == sent);
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> redis.pipelines.stream().allMatch(p -> p.syncing));
+        callers.clear();
+        return first;
+    }
+
     private void failsEachCallAndHandsOnTheQueue(Class<? extends Throwable> failure) throws Exception {
         assertThat(failuresWhenTheQueueIsHandedOn()).allSatisfy(cause -> assertThat(cause).isInstanceOf(failure));
     }
@@ -166,7 +302,11 @@ class CallBatcherTest {
     /** A client whose pipelines answer only when the test releases them. */
     private static final class HeldRedis extends UnifiedJedis {
         final List<HeldPipeline> pipelines = new CopyOnWriteArrayList<>();
+        /** Calls made on their own, not in a pipeline. */
+        final List<String> direct = new CopyOnWriteArrayList<>();
         volatile Throwable failWith;
+        /** Whether new pipelines answer without waiting for the test. */
+        volatile boolean answerAtOnce;
 
         HeldRedis() {
             super(new ConnectionProvider() {
@@ -189,8 +329,23 @@ class CallBatcherTest {
         @Override
         public AbstractPipeline pipelined() {
             HeldPipeline p = new HeldPipeline(failWith);
+            if (answerAtOnce) {
+                p.release.countDown();
+            }
             pipelines.add(p);
             return p;
+        }
+
+        @Override
+        public Object fcall(String name, List<String> keys, List<String> args) {
+            direct.add("FCALL " + name);
+            return REPLY;
+        }
+
+        @Override
+        public Object evalsha(String sha1, List<String> keys, List<String> args) {
+            direct.add("EVALSHA " + sha1);
+            return REPLY;
         }
     }
 
@@ -198,6 +353,10 @@ class CallBatcherTest {
     private static final class HeldPipeline extends AbstractPipeline {
         final CountDownLatch release = new CountDownLatch(1);
         final List<Response<?>> commands = new CopyOnWriteArrayList<>();
+        /** Each command's name, in order. */
+        final List<String> names = new CopyOnWriteArrayList<>();
+        /** Set once its sender has queued every command and waits for the answers. */
+        volatile boolean syncing;
         private final Throwable failure;
 
         HeldPipeline(Throwable failure) {
@@ -208,12 +367,14 @@ class CallBatcherTest {
         @Override
         protected <T> Response<T> appendCommand(CommandObject<T> command) {
             Response<T> r = new Response<>(command.getBuilder());
+            names.add(String.valueOf(command.getArguments().getCommand()));
             commands.add(r);
             return r;
         }
 
         @Override
         public void sync() {
+            syncing = true;
             try {
                 release.await();
             } catch (InterruptedException e) {

@@ -35,8 +35,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class ProbeFailureTest {
     private static final List<Long> ALLOWED = List.of(0L, 0L, 9L, 1_000L, 0L);
 
-    /** A client whose script calls do what {@link #next} says. */
-    private static final class ScriptedRedis extends UnifiedJedis {
+    /** A client whose script calls do what {@link #next} says (also used by {@link StoreCallBookkeepingTest}). */
+    static final class ScriptedRedis extends UnifiedJedis {
         volatile Supplier<Object> next = () -> ALLOWED;
         int calls;
 

@@ -447,6 +447,54 @@ class RedisOutageTest {
     }
 
     @Test
+    void aCostOfExactlyTheLimitWhileRedisIsDownIsDecidedByTheFailureModeNotRefusedForEver() {
+        redis.kill();
+        try (RedisStore closed = store(FailureMode.FAIL_CLOSED); RedisStore open = store(FailureMode.FAIL_OPEN)) {
+            Decision atTheLimit = closed.limiter(LIMIT).tryAcquire("client", 4);
+            assertThat(atTheLimit.verdict()).as("passable once Redis is back").isEqualTo(Verdict.STORE_UNAVAILABLE);
+            assertThat(atTheLimit.source()).isEqualTo(Source.FAIL_CLOSED);
+            assertThat(closed.limiter(LIMIT).tryAcquire("client", 5).verdict()).isEqualTo(Verdict.COST_EXCEEDS_LIMIT);
+
+            Decision allowed = open.limiter(LIMIT).tryAcquire("client", 4);
+            assertThat(allowed.verdict()).isEqualTo(Verdict.ALLOWED);
+            assertThat(allowed.source()).isEqualTo(Source.FAIL_OPEN);
+        }
+    }
+
+    /**
+     * A restart breaks every pooled connection, not only the one the next call takes: the call sent
+     * again goes on a fresh connection, not on another dead one from the pool.
+     */
+    @Test
+    void aCallSentAgainAfterARestartGoesOnAFreshConnectionWhateverElseThePoolHeld() throws Exception {
+        try (RedisStore store = RedisStore.builder().url(redis.url()).failureMode(FailureMode.FAIL_CLOSED).clock(clock)
+                .pipelining(false).poolSize(4).readTimeout(Duration.ofSeconds(5)).build()) {
+            RateLimiter limiter = store.limiter(LIMIT);
+            assertThat(limiter.tryAcquire("warm-up").source()).isEqualTo(Source.STORE);
+            // Three calls held together by a pause, each on a pooled connection of its own.
+            redis.call("CLIENT", "PAUSE", 300, "WRITE");
+            ExecutorService threads = Executors.newFixedThreadPool(3);
+            try {
+                List<Future<Decision>> held = new ArrayList<>();
+                for (int i = 0; i < 3; i++) {
+                    String client = "held-" + i;
+                    held.add(threads.submit(() -> limiter.tryAcquire(client)));
+                }
+                for (Future<Decision> f : held) {
+                    assertThat(f.get().source()).isEqualTo(Source.STORE);
+                }
+            } finally {
+                threads.shutdownNow();
+            }
+
+            redis.restart();
+            Decision after = limiter.tryAcquire("client");
+            assertThat(after.source()).isEqualTo(Source.STORE);
+            assertThat(after.remaining()).isEqualTo(3);
+        }
+    }
+
+    @Test
     void aStoreBuildsAndFollowsItsFailureModeWhileRedisWasNeverThere() {
         redis.kill();
         try (RedisStore store = RedisStore.builder().url("redis-cluster://127.0.0.1:" + redis.port())

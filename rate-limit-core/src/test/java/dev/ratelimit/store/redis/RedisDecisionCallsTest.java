@@ -7,6 +7,7 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Source;
 import dev.ratelimit.testing.RedisBinary;
 import dev.ratelimit.testing.RedisServer;
+import dev.ratelimit.testing.Resp;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -98,6 +99,36 @@ class RedisDecisionCallsTest {
             try (RedisStore store = RedisStore.builder().url(url).build()) {
                 assertRemaining(store.limiter(LIMIT), 4, 3, 2);
             }
+            assertThat(redis.calls("cmdstat_evalsha")).isGreaterThanOrEqualTo(3);
+        }
+    }
+
+    @Test
+    void anAclThatDeniesOnlyFcallTurnsTheLibraryOffAtTheFirstRefusalAndLoadsNothing() {
+        try (RedisServer redis = RedisServer.start()) {
+            assumeRedis7(redis);
+            redis.call("ACL", "SETUSER", "limiter", "on", ">s3cret", "~*", "&*", "+@all", "-fcall");
+            String url = "redis://limiter:s3cret@127.0.0.1:" + redis.port();
+            try (RedisStore store = RedisStore.builder().url(url).build()) {
+                assertRemaining(store.limiter(LIMIT), 4, 3, 2);
+            }
+            assertThat(Resp.info(redis.port(), "errorstats", "errorstat_NOPERM")).as("one FCALL refused, then scripts only")
+                    .isEqualTo("count=1");
+            assertThat(redis.calls("cmdstat_function|load")).as("a refused FCALL is no missing library").isZero();
+            assertThat(redis.calls("cmdstat_evalsha")).isGreaterThanOrEqualTo(3);
+        }
+    }
+
+    @Test
+    void anAclThatDeniesLoadingTheLibraryLeavesDecisionsToScripts() {
+        try (RedisServer redis = RedisServer.start()) {
+            assumeRedis7(redis);
+            redis.call("ACL", "SETUSER", "limiter", "on", ">s3cret", "~*", "&*", "+@all", "-function");
+            String url = "redis://limiter:s3cret@127.0.0.1:" + redis.port();
+            try (RedisStore store = RedisStore.builder().url(url).build()) {
+                assertRemaining(store.limiter(LIMIT), 4, 3, 2);
+            }
+            assertThat(redis.calls("cmdstat_fcall")).as("the first call, which found no library").isEqualTo(1);
             assertThat(redis.calls("cmdstat_evalsha")).isGreaterThanOrEqualTo(3);
         }
     }

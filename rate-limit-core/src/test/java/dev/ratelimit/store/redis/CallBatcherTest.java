@@ -225,19 +225,22 @@ class CallBatcherTest {
     void aTimedOutBatchFailsTheCallsQueuedMeanwhileWithoutSendingThem() throws Exception {
         JedisConnectionException timeout = new JedisConnectionException(new SocketTimeoutException("Read timed out"));
         redis.failWith = timeout;
-        List<Future<Object>> calls = calls(CallBatcher.MAX_SENDERS + 6);
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> redis.pipelines.size() == CallBatcher.MAX_SENDERS);
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> allWaiting(CallBatcher.MAX_SENDERS + 6));
+        List<Future<Object>> first = holdEverySender();
+        List<Future<Object>> queued = calls(6);
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> allWaiting(6));
 
         redis.pipelines.get(0).release.countDown();
-        // The six queued calls fail with the first batch's timeout; the other senders are still out.
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> calls.stream().filter(Future::isDone).count() == 7);
+        // The six queued calls fail with the first batch's timeout while the other senders are still out.
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> queued.stream().allMatch(Future::isDone));
+        assertThat(redis.pipelines).as("no batch sent after the timeout").hasSize(CallBatcher.MAX_SENDERS);
         redis.pipelines.forEach(p -> p.release.countDown());
-        for (Future<Object> f : calls) {
+        for (Future<Object> f : queued) {
             Throwable thrown = catchThrowable(() -> f.get(10, TimeUnit.SECONDS));
             assertThat(thrown).isInstanceOf(ExecutionException.class).hasCause(timeout);
         }
-        assertThat(redis.pipelines).as("no batch sent after the timeout").hasSize(CallBatcher.MAX_SENDERS);
+        for (Future<Object> f : first) {
+            assertThat(catchThrowable(() -> f.get(10, TimeUnit.SECONDS))).hasCause(timeout);
+        }
     }
 
     @Test

@@ -33,13 +33,12 @@ class StoreCallBookkeepingTest {
     private final ManualClock clock = clock();
     private final ProbeFailureTest.ScriptedRedis redis = new ProbeFailureTest.ScriptedRedis();
     private final List<Long> failedCallMicros = new CopyOnWriteArrayList<>();
+    private final List<Long> okCallMicros = new CopyOnWriteArrayList<>();
     private final List<String> healthChanges = new CopyOnWriteArrayList<>();
     private final RateLimitListener listener = new RateLimitListener() {
         @Override
         public void onStoreCall(long micros, boolean ok) {
-            if (!ok) {
-                failedCallMicros.add(micros);
-            }
+            (ok ? okCallMicros : failedCallMicros).add(micros);
         }
 
         @Override
@@ -83,6 +82,17 @@ class StoreCallBookkeepingTest {
         assertThatThrownBy(() -> limiter.tryAcquire("client")).isInstanceOf(StackOverflowError.class);
 
         assertThat(failedCallMicros).containsExactly(7_000L, 6_000L, 5_000L);
+    }
+
+    @Test
+    void aSuccessfulCallIsReportedWithTheTimeItTookOnTheStoresClock() {
+        RateLimiter limiter = limiter(store(100));
+        redis.next = () -> {
+            clock.advance(Duration.ofMillis(4));
+            return ALLOWED;
+        };
+        assertThat(limiter.tryAcquire("client").source()).isEqualTo(Source.STORE);
+        assertThat(okCallMicros).containsExactly(4_000L);
     }
 
     @Test

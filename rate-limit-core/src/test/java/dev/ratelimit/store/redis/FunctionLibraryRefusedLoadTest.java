@@ -9,14 +9,10 @@ import dev.ratelimit.Source;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import redis.clients.jedis.CommandArguments;
-import redis.clients.jedis.Connection;
 import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.commands.ProtocolCommand;
-import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
-import redis.clients.jedis.providers.ConnectionProvider;
 
 import java.time.Duration;
 import java.util.List;
@@ -44,21 +40,7 @@ class FunctionLibraryRefusedLoadTest {
         final AtomicInteger loads = new AtomicInteger();
 
         NoLibraryRedis() {
-            super(new ConnectionProvider() {
-                @Override
-                public Connection getConnection() {
-                    throw new JedisConnectionException("no connections in this fake");
-                }
-
-                @Override
-                public Connection getConnection(CommandArguments args) {
-                    throw new JedisConnectionException("no connections in this fake");
-                }
-
-                @Override
-                public void close() {
-                }
-            }, RedisProtocol.RESP2);
+            super(new NoConnections(), RedisProtocol.RESP2);
         }
 
         @Override

@@ -11,12 +11,9 @@ import dev.ratelimit.Source;
 import dev.ratelimit.StoreHealth;
 import dev.ratelimit.Verdict;
 import org.junit.jupiter.api.Test;
-import redis.clients.jedis.CommandArguments;
-import redis.clients.jedis.Connection;
 import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
-import redis.clients.jedis.providers.ConnectionProvider;
 
 import java.net.SocketTimeoutException;
 import java.time.Duration;
@@ -41,21 +38,7 @@ class ProbeFailureTest {
         int calls;
 
         ScriptedRedis() {
-            super(new ConnectionProvider() {
-                @Override
-                public Connection getConnection() {
-                    throw new JedisConnectionException("no connections in this fake");
-                }
-
-                @Override
-                public Connection getConnection(CommandArguments args) {
-                    throw new JedisConnectionException("no connections in this fake");
-                }
-
-                @Override
-                public void close() {
-                }
-            }, RedisProtocol.RESP2);
+            super(new NoConnections(), RedisProtocol.RESP2);
         }
 
         @Override

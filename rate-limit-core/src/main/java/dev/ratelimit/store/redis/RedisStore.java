@@ -205,9 +205,8 @@ public final class RedisStore implements RateLimitStore {
         }
 
         /**
-         * Prepended to every key (default {@code rl:}): 1 to 64 printable characters, no spaces or braces.
-         * An empty prefix is refused: it would put every key at the top level of a database others may
-         * share, where nothing tells them apart from the application's own keys.
+         * Prepended to every key (default {@code rl:}): 1 to 64 printable characters, no spaces or braces
+         * (not empty: in a database others share, nothing would tell our keys from theirs).
          */
         public Builder keyPrefix(String prefix) {
             if (prefix == null || prefix.length() > 64 || !prefix.matches("[\\x21-\\x7A\\x7C\\x7E]+")) {

@@ -162,7 +162,7 @@ final class HttpSection {
         long without = counted.stream().mapToLong(Run::withoutStore).sum();
         long all = without + counted.stream().mapToLong(Run::byStore).sum();
         return String.format(Locale.ROOT, "%,d of %,d", without, all)
-                + (counted.size() < rounds.size() ? " (" + counted.size() + " rounds counted)" : "");
+                + (counted.size() < rounds.size() ? " (" + counted.size() + " of " + rounds.size() + " rounds counted)" : "");
     }
 
     /** The decisions of {@code variant}'s rounds that its store did not make (0 when none were counted). */

@@ -311,6 +311,9 @@ executable jar (\`java -Xms1g -Xmx1g -jar $APP_JAR\`), each request with one of 
 allowed (rate-limit-bench/http/limits.json). "No filter" runs the same jar with \`RATE_LIMIT_FILTER=off\`:
 the same servlets, no rate-limit filter installed. wrk, the app and Redis share the machine's cores. The
 variants take turns for $HTTP_ROUNDS rounds (a fresh app each time); each row is the variant's median round.
+"Decided without the store" counts, from the app's \`/metrics\` after each round (warm-up and measurement), the
+decisions its store did not make (failed open, local fallback, unavailable): the Redis variant runs the example's
+\`LOCAL_FALLBACK\`, under which a failing Redis would still answer 2xx.
 EOF
   # The variants take turns, round after round, so that a slow spell of the machine falls on all of them;
   # the report shows each variant's median round.

@@ -135,6 +135,96 @@ class RateLimitHintsTest {
         assertThat(RateLimitHints.retryAfterMicros("Wed, 31 Dec 2025 23:59:60 GMT", oneMinuteBefore)).isEqualTo(60_000_000L);
     }
 
+    @Test
+    void ofSeveralItemsWithNothingLeftTheOneBackLastBinds() {
+        assertThat(hints("RateLimit", "\"a\";r=0;t=5, \"b\";r=0;t=60").serverWaitMicros()).isEqualTo(60_000_000L);
+    }
+
+    @Test
+    void ofSeveralItemsWithQuotaLeftTheSmallestShareBindsNotTheSoonestBack() {
+        RateLimitHints h = hints("RateLimit", "\"a\";r=1;t=100, \"b\";r=50;t=10",
+                "RateLimit-Policy", "\"a\";q=10;w=100, \"b\";q=1000;w=100");
+
+        assertThat(h.remaining()).as("50 of 1000 is less of its quota than 1 of 10").isEqualTo(50);
+    }
+
+    @Test
+    void anItemWithNothingLeftBindsEvenWithoutAResetTime() {
+        RateLimitHints h = hints("RateLimit", "\"a\";r=0, \"b\";r=5", "RateLimit-Policy", "\"b\";q=100;w=100");
+
+        assertThat(h.remaining()).isZero();
+    }
+
+    @Test
+    void anItemWithoutRIsNotTheBindingOneWhenAnotherSaysWhatIsLeft() {
+        assertThat(hints("RateLimit", "\"a\";t=5, \"b\";r=3;t=7").remaining()).isEqualTo(3);
+    }
+
+    @Test
+    void anItemWithoutRStillGivesItsResetTime() {
+        RateLimitHints h = hints("RateLimit", "\"a\";t=5", "X-RateLimit-Remaining", "0");
+
+        assertThat(h.remaining()).isZero();
+        assertThat(h.resetMicros()).isEqualTo(5_000_000);
+        assertThat(h.serverWaitMicros()).isEqualTo(5_000_000);
+    }
+
+    @Test
+    void aResetOfZeroMeansTheQuotaIsBackNowNotUnknown() {
+        assertThat(hints("RateLimit", "\"a\";r=0;t=0").serverWaitMicros()).isZero();
+        assertThat(hints("X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "0").serverWaitMicros()).isZero();
+        assertThat(hints("RateLimit", "\"a\";r=0;t=0", "RateLimit-Policy", "\"a\";q=10;w=10").paceMicros(0.1))
+                .as("nothing to wait for: the quota is back").isZero();
+    }
+
+    @Test
+    void theIetfFieldsWinOverTheXFieldsEvenWhenTheySayZero() {
+        RateLimitHints h = hints("RateLimit", "\"a\";r=0;t=0", "RateLimit-Policy", "\"a\";q=0;w=10",
+                "X-RateLimit-Limit", "10", "X-RateLimit-Reset", String.valueOf(NOW / 1_000_000 + 30));
+
+        assertThat(h).isEqualTo(new RateLimitHints(-1, 0, 0, 0, 10_000_000));
+    }
+
+    @Test
+    void pacesTheRemainingRequestsOverTheTimeUntilTheQuotaIsBackWhenThatIsFasterThanTheAverageRate() {
+        // 1 left, back in 1 s: 0.5 s apart; the policy's average rate (10 in 10 s) would be 1 s.
+        RateLimitHints h = hints("RateLimit", "\"a\";r=1;t=1", "RateLimit-Policy", "\"a\";q=10;w=10");
+
+        assertThat(h.paceMicros(0.1)).isEqualTo(500_000);
+    }
+
+    @Test
+    void aPolicyWithoutAUsableWindowOrQuotaPacesByTheResetAlone() {
+        assertThat(hints("RateLimit", "\"a\";r=0;t=5", "RateLimit-Policy", "\"a\";q=10;w=0").paceMicros(0.1))
+                .as("w=0").isEqualTo(5_000_000);
+        assertThat(hints("RateLimit", "\"a\";r=0;t=5", "RateLimit-Policy", "\"a\";q=0;w=10").paceMicros(0.1))
+                .as("q=0").isEqualTo(5_000_000);
+    }
+
+    @Test
+    void aRetryAfterOfTwelveDigitsIsReadAsItSays() {
+        assertThat(RateLimitHints.retryAfterMicros("100000000000", NOW)).isEqualTo(100_000_000_000_000_000L);
+    }
+
+    @Test
+    void aFieldOfExactlyTheMaximumLengthIsStillRead() {
+        String item = "\"x\";r=1;t=1";
+        String field = item + " ".repeat(4096 - item.length());
+
+        assertThat(field).hasSize(4096);
+        assertThat(RateLimitHints.items(field)).extracting(RateLimitHints.Item::name).containsExactly("x");
+    }
+
+    @Test
+    void anEmptyQuotedNameIsAName() {
+        assertThat(RateLimitHints.items("\"\";q=1")).extracting(RateLimitHints.Item::name).containsExactly("");
+    }
+
+    @Test
+    void aBackslashAtTheEndOfAQuotedStringIsIgnoredNotACrash() {
+        assertThat(hints("RateLimit", "\"a\\", "X-RateLimit-Remaining", "4").remaining()).isEqualTo(4);
+    }
+
     private static RateLimitHints fields(Map<String, List<String>> fields) {
         return RateLimitHints.from(HttpHeaders.of(new HashMap<>(fields), (a, b) -> true), NOW);
     }

@@ -483,6 +483,280 @@ class ResilientClientTest {
         }
     }
 
+    @Test
+    void aRetryAfterOfZeroIsRetriedAtOnceWithoutCallingTheSleeper() throws Exception {
+        AtomicInteger requests = new AtomicInteger();
+        HttpServer stub = stub(x -> {
+            if (requests.incrementAndGet() == 1) {
+                x.getResponseHeaders().add("Retry-After", "0");
+                x.sendResponseHeaders(429, -1);
+            } else {
+                x.sendResponseHeaders(200, -1);
+            }
+            x.close();
+        });
+        try {
+            ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).random(NO_JITTER).sleeper(sleeps::add).build();
+
+            Exchange e = client.get("/api/scan");
+
+            assertThat(e.attempts()).extracting(Attempt::status).containsExactly(429, 200);
+            assertThat(e.attempts()).extracting(Attempt::waitReason).containsExactly("", "Retry-After 0.000s");
+            assertThat(sleeps).as("the sleeper only ever waits a positive duration").isEmpty();
+        } finally {
+            stub.stop(0);
+        }
+    }
+
+    @Test
+    void a429WithNothingLeftAndTheQuotaBackNowIsRetriedNotGivenUp() throws Exception {
+        AtomicInteger requests = new AtomicInteger();
+        HttpServer stub = stub(x -> {
+            if (requests.incrementAndGet() == 1) {
+                x.getResponseHeaders().add("RateLimit", "\"a\";r=0;t=0");
+                x.sendResponseHeaders(429, -1);
+            } else {
+                x.sendResponseHeaders(200, -1);
+            }
+            x.close();
+        });
+        try {
+            ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).random(NO_JITTER).sleeper(sleeps::add).build();
+
+            Exchange e = client.get("/api/scan");
+
+            assertThat(e.status()).isEqualTo(200);
+            assertThat(e.attempts()).extracting(Attempt::waitReason).containsExactly("", "quota back in 0.000s");
+        } finally {
+            stub.stop(0);
+        }
+    }
+
+    @Test
+    void a503WithoutHeadersBacksOffAndSaysTheServerGaveNoWait() throws Exception {
+        AtomicInteger requests = new AtomicInteger();
+        HttpServer stub = stub(x -> {
+            x.sendResponseHeaders(requests.incrementAndGet() == 1 ? 503 : 200, -1);
+            x.close();
+        });
+        try {
+            ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).random(FULL_JITTER).sleeper(sleeps::add).build();
+
+            Exchange e = client.get("/api/scan");
+
+            assertThat(e.attempts()).extracting(Attempt::waitReason).containsExactly("", "back-off (no wait given)");
+            assertThat(sleeps).containsExactly(Duration.ofNanos(249_999_000));
+        } finally {
+            stub.stop(0);
+        }
+    }
+
+    @Test
+    void aServerWaitExactlyAsLongAsTheBudgetLeftIsStillWaited() throws Exception {
+        AtomicInteger requests = new AtomicInteger();
+        HttpServer stub = stub(x -> {
+            if (requests.incrementAndGet() == 1) {
+                x.getResponseHeaders().add("Retry-After", "1");
+                x.sendResponseHeaders(429, -1);
+            } else {
+                x.sendResponseHeaders(200, -1);
+            }
+            x.close();
+        });
+        try {
+            ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).random(NO_JITTER).sleeper(sleeps::add)
+                    .maxTotalWait(Duration.ofSeconds(1)).build();
+
+            Exchange e = client.get("/api/scan");
+
+            assertThat(e.status()).isEqualTo(200);
+            assertThat(sleeps).containsExactly(Duration.ofSeconds(1));
+        } finally {
+            stub.stop(0);
+        }
+    }
+
+    @Test
+    void aPacedPauseExactlyAsLongAsTheBudgetIsStillTaken() throws Exception {
+        HttpServer stub = oneLeftOfTenBackIn9Seconds();
+        try {
+            ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).random(NO_JITTER).sleeper(sleeps::add)
+                    .maxTotalWait(Duration.ofSeconds(1)).build();
+            client.get("/api/scan");
+
+            Exchange second = client.get("/api/scan");
+
+            assertThat(second.attempts().get(0).waitReason()).isEqualTo("paced: 1 left of 10");
+            assertThat(sleeps).containsExactly(Duration.ofSeconds(1));
+        } finally {
+            stub.stop(0);
+        }
+    }
+
+    @Test
+    void aPacedMomentAlreadyPastNeitherWaitsNorGivesAReason() throws Exception {
+        HttpServer stub = oneLeftOfTenBackIn9Seconds();
+        try {
+            ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).random(NO_JITTER).sleeper(sleeps::add).build();
+            client.get("/api/scan");
+            clock.advance(Duration.ofSeconds(5));
+
+            Attempt later = client.get("/api/scan").attempts().get(0);
+
+            assertThat(later.waitedBefore()).isZero();
+            assertThat(later.waitReason()).isEmpty();
+            assertThat(sleeps).isEmpty();
+        } finally {
+            stub.stop(0);
+        }
+    }
+
+    @Test
+    void aRefusedConnectionIsRetriedEvenForAPost() throws Exception {
+        URI closed;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closed = URI.create("http://127.0.0.1:" + s.getLocalPort());
+        }
+        List<Attempt> attempts = new ArrayList<>();
+        ResilientClient client = ResilientClient.builder(closed).clock(clock).random(NO_JITTER).sleeper(sleeps::add)
+                .maxRetries(2).onAttempt(attempts::add).build();
+
+        assertThatThrownBy(() -> client.post("/api/login", "{}")).isInstanceOf(ConnectException.class);
+        assertThat(attempts).hasSize(3);
+    }
+
+    @Test
+    void aConnectionThatBreaksIsRetriedForAGetButNotForAPost() throws Exception {
+        HttpServer stub = stub(x -> {
+            throw new IOException("hang up"); // no answer: the server closes the connection
+        });
+        try {
+            List<Attempt> attempts = new ArrayList<>();
+            ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).random(NO_JITTER).sleeper(sleeps::add)
+                    .maxRetries(2).onAttempt(attempts::add).build();
+
+            assertThatThrownBy(() -> client.post("/api/login", "{}")).isInstanceOf(IOException.class);
+            assertThat(attempts).as("a POST may have had its effect: not sent again").hasSize(1);
+
+            attempts.clear();
+            assertThatThrownBy(() -> client.get("/api/scan")).isInstanceOf(IOException.class);
+            assertThat(attempts).as("a GET is idempotent: retried").hasSize(3);
+        } finally {
+            stub.stop(0);
+        }
+    }
+
+    @Test
+    void aRefusedConnectionIsRetriedWithAZeroBudgetWhileTheBackOffIsZero() throws Exception {
+        URI closed;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closed = URI.create("http://127.0.0.1:" + s.getLocalPort());
+        }
+        List<Attempt> attempts = new ArrayList<>();
+        ResilientClient client = ResilientClient.builder(closed).clock(clock).random(NO_JITTER).sleeper(sleeps::add)
+                .maxTotalWait(Duration.ZERO).maxRetries(2).onAttempt(attempts::add).build();
+
+        assertThatThrownBy(() -> client.get("/api/scan")).isInstanceOf(ConnectException.class);
+        assertThat(attempts).hasSize(3);
+    }
+
+    @Test
+    void connectionBackOffsStopAtTheWaitBudget() throws Exception {
+        URI closed;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closed = URI.create("http://127.0.0.1:" + s.getLocalPort());
+        }
+        List<Duration> waited = new ArrayList<>();
+        ResilientClient client = ResilientClient.builder(closed).clock(clock).random(FULL_JITTER).sleeper(waited::add)
+                .baseDelay(Duration.ofMillis(100)).maxDelay(Duration.ofMillis(100)).maxRetries(4)
+                .maxTotalWait(Duration.ofMillis(150)).build();
+
+        assertThatThrownBy(() -> client.get("/api/scan")).isInstanceOf(ConnectException.class);
+        assertThat(waited).as("a second 100 ms back-off would pass 150 ms").containsExactly(Duration.ofNanos(99_999_000));
+    }
+
+    @Test
+    void sendsContentTypeOnlyWithABody() throws Exception {
+        List<String> contentTypes = new java.util.concurrent.CopyOnWriteArrayList<>();
+        HttpServer stub = stub(x -> {
+            contentTypes.add(x.getRequestMethod() + " " + x.getRequestHeaders().getFirst("Content-Type"));
+            x.sendResponseHeaders(200, -1);
+            x.close();
+        });
+        try {
+            ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).sleeper(sleeps::add).build();
+
+            client.post("/api/login", "{}");
+            client.get("/api/scan");
+
+            assertThat(contentTypes).containsExactly("POST application/json", "GET null");
+        } finally {
+            stub.stop(0);
+        }
+    }
+
+    @Test
+    void aLimitOfZeroIsNotNamedInThePacingReason() throws Exception {
+        HttpServer stub = stub(x -> {
+            x.getResponseHeaders().add("X-RateLimit-Limit", "0");
+            x.getResponseHeaders().add("X-RateLimit-Remaining", "0");
+            x.getResponseHeaders().add("X-RateLimit-Reset", String.valueOf(clock.nowMicros() / 1_000_000 + 3));
+            x.sendResponseHeaders(200, -1);
+            x.close();
+        });
+        try {
+            ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).sleeper(sleeps::add).build();
+            client.get("/api/scan");
+
+            assertThat(client.get("/api/scan").attempts().get(0).waitReason()).isEqualTo("paced: 0 left");
+        } finally {
+            stub.stop(0);
+        }
+    }
+
+    @Test
+    void pacesRightUpToTheEdgesOfPaceBelow() {
+        ResilientClient.Builder b = ResilientClient.builder(URI.create("http://localhost"));
+
+        assertThat(b.paceBelow(0)).isSameAs(b);
+        assertThat(b.paceBelow(1)).isSameAs(b);
+    }
+
+    @Test
+    void aBodyOfExactlyOneMebibyteIsReadButOneByteMoreIsNot() throws Exception {
+        AtomicInteger size = new AtomicInteger();
+        HttpServer stub = stub(x -> {
+            byte[] body = new byte[size.get()];
+            java.util.Arrays.fill(body, (byte) 'a');
+            x.sendResponseHeaders(200, body.length);
+            try (var out = x.getResponseBody()) {
+                out.write(body);
+            } catch (IOException clientHungUp) {
+                // expected for the longer body
+            }
+        });
+        try {
+            ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).sleeper(sleeps::add).maxRetries(0).build();
+
+            size.set((int) ResilientClient.MAX_BODY_BYTES);
+            assertThat(client.get("/api/scan").response().body()).hasSize(1 << 20);
+
+            size.set((int) ResilientClient.MAX_BODY_BYTES + 1);
+            assertThatThrownBy(() -> client.get("/api/scan")).isInstanceOf(IOException.class)
+                    .hasMessageContaining("response body longer than 1048576 bytes");
+        } finally {
+            stub.stop(0);
+        }
+    }
+
+    @Test
+    void theSystemSleeperExists() throws InterruptedException {
+        Sleeper system = Sleeper.system();
+
+        assertThat(system).isNotNull();
+        system.sleep(Duration.ofNanos(1));
+    }
+
     /** A server whose every answer says 1 of 10 left, the quota back in 9 s. */
     private static HttpServer oneLeftOfTenBackIn9Seconds() throws IOException {
         return stub(x -> {

@@ -185,4 +185,39 @@ class ClientCliTest {
         assertThat(ClientCli.shown("deadbeef-cafe-face-bead-0123456789ab")).isEqualTo("*** (36 characters)");
         assertThat(ClientCli.shown("plainkey")).isEqualTo("*** (8 characters)");
     }
+
+    @Test
+    void aKeyThatIsAllTierPrefixShowsNothingOfIt() {
+        // "sk-free-" is a prefix and nothing else: showing the prefix would show the whole key.
+        assertThat(ClientCli.shown("sk-free-")).isEqualTo("*** (8 characters)");
+    }
+
+    @Test
+    void theSummaryCountsARequestThatEndsNeither2xxNorGivenUpAsOther() throws InterruptedException {
+        int exit = run("--url=" + app.uri(), "--path=/api/no-such-endpoint", "--requests=1");
+
+        assertThat(exit).isEqualTo(1);
+        assertThat(out()).endsWith("1 requests: 0 answered 2xx, 0 gave up on 429/503, 1 other; waited 0.000s in all\n");
+    }
+
+    @Test
+    void theSummaryCountsARequestThatFailedToConnectAsOther() throws InterruptedException, java.io.IOException {
+        int closedPort;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+
+        run("--url=http://127.0.0.1:" + closedPort, "--requests=1", "--max-retries=0");
+
+        assertThat(out()).contains("1 requests: 0 answered 2xx, 0 gave up on 429/503, 1 other;");
+    }
+
+    @Test
+    void acceptsTheHighestPort65535() throws InterruptedException {
+        int exit = run("--url=http://127.0.0.1:65535", "--requests=1", "--max-retries=0");
+
+        assertThat(err()).isEmpty();
+        assertThat(exit).isEqualTo(1);
+        assertThat(out()).startsWith("GET http://127.0.0.1:65535/api/scan, 1 requests\n");
+    }
 }

@@ -225,6 +225,14 @@ class RateLimitHintsTest {
         assertThat(hints("RateLimit", "\"a\\", "X-RateLimit-Remaining", "4").remaining()).isEqualTo(4);
     }
 
+    @Test
+    void theShareOfAnItemUsesTheFirstPolicyOfItsNameThatGivesAQuota() {
+        RateLimitHints h = hints("RateLimit", "\"a\";r=1;t=9, \"b\";r=40;t=9",
+                "RateLimit-Policy", "\"a\";w=10, \"a\";q=0;w=10, \"a\";q=100;w=10, \"b\";q=100;w=10");
+
+        assertThat(h.remaining()).as("1 of 100 is less than 40 of 100").isEqualTo(1);
+    }
+
     private static RateLimitHints fields(Map<String, List<String>> fields) {
         return RateLimitHints.from(HttpHeaders.of(new HashMap<>(fields), (a, b) -> true), NOW);
     }

@@ -757,6 +757,31 @@ class ResilientClientTest {
         system.sleep(Duration.ofNanos(1));
     }
 
+    @Test
+    void aBodyTooLongIsNotReadOnTheClientHangsUpOnIt() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean hungUp = new java.util.concurrent.atomic.AtomicBoolean();
+        HttpServer stub = stub(x -> {
+            x.sendResponseHeaders(200, 0); // chunked
+            byte[] chunk = new byte[64 * 1024];
+            try (var out = x.getResponseBody()) {
+                for (int i = 0; i < 1024; i++) { // 64 MiB, unless the client hangs up first
+                    out.write(chunk);
+                }
+            } catch (IOException clientHungUp) {
+                hungUp.set(true);
+            }
+        });
+        try {
+            ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).sleeper(sleeps::add).maxRetries(0).build();
+
+            assertThatThrownBy(() -> client.get("/api/scan")).isInstanceOf(IOException.class);
+
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).untilTrue(hungUp);
+        } finally {
+            stub.stop(0);
+        }
+    }
+
     /** A server whose every answer says 1 of 10 left, the quota back in 9 s. */
     private static HttpServer oneLeftOfTenBackIn9Seconds() throws IOException {
         return stub(x -> {

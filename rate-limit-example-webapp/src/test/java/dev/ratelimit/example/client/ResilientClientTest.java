@@ -782,6 +782,28 @@ class ResilientClientTest {
         }
     }
 
+    @Test
+    void pastAThousandAndTwentyFourPacedRoutesTheClientForgetsThemAllNotJustSome() throws Exception {
+        HttpServer stub = oneLeftOfTenBackIn9Seconds();
+        List<Duration> waits = new ArrayList<>();
+        try {
+            // Sleeps do not move the clock: every paced route stays paced until forgotten.
+            ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).random(NO_JITTER).sleeper(waits::add).build();
+            for (int i = 0; i < 1024; i++) {
+                client.get("/r" + i);
+            }
+            assertThat(waits).as("each route's first request goes at once").isEmpty();
+            assertThat(client.get("/r0").attempts().get(0).waitReason()).as("1024 routes are remembered")
+                    .isEqualTo("paced: 1 left of 10");
+
+            client.get("/r1024");
+
+            assertThat(client.get("/r0").attempts().get(0).waitedBefore()).as("the 1025th route made it forget them all").isZero();
+        } finally {
+            stub.stop(0);
+        }
+    }
+
     /** A server whose every answer says 1 of 10 left, the quota back in 9 s. */
     private static HttpServer oneLeftOfTenBackIn9Seconds() throws IOException {
         return stub(x -> {

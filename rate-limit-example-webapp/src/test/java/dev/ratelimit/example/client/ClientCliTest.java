@@ -220,4 +220,27 @@ class ClientCliTest {
         assertThat(exit).isEqualTo(1);
         assertThat(out()).startsWith("GET http://127.0.0.1:65535/api/scan, 1 requests\n");
     }
+
+    @Test
+    void sendsTheBodyWithAPostOrAPutOnly() throws Exception {
+        java.util.List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        com.sun.net.httpserver.HttpServer stub = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+        stub.createContext("/", x -> {
+            seen.add(x.getRequestMethod() + " " + new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+            x.sendResponseHeaders(200, -1);
+            x.close();
+        });
+        stub.start();
+        try {
+            String url = "--url=http://127.0.0.1:" + stub.getAddress().getPort();
+            for (String method : new String[] {"POST", "PUT", "DELETE"}) {
+                assertThat(run(url, "--method=" + method, "--requests=1")).isZero();
+            }
+        } finally {
+            stub.stop(0);
+        }
+
+        assertThat(seen).containsExactly("POST {\"user\":\"demo\"}", "PUT {\"user\":\"demo\"}", "DELETE ");
+    }
 }

@@ -804,6 +804,62 @@ class ResilientClientTest {
         }
     }
 
+    @Test
+    void a429WithRetryAfterZeroIsRetriedEvenWhileQuotaIsLeft() throws Exception {
+        AtomicInteger requests = new AtomicInteger();
+        HttpServer stub = stub(x -> {
+            if (requests.incrementAndGet() == 1) {
+                x.getResponseHeaders().add("Retry-After", "0");
+                x.getResponseHeaders().add("X-RateLimit-Remaining", "3");
+                x.sendResponseHeaders(429, -1);
+            } else {
+                x.sendResponseHeaders(200, -1);
+            }
+            x.close();
+        });
+        try {
+            ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).random(NO_JITTER).sleeper(sleeps::add).build();
+
+            Exchange e = client.get("/api/scan");
+
+            assertThat(e.gaveUp()).as("told when to come back: now").isEmpty();
+            assertThat(e.attempts()).extracting(Attempt::status).containsExactly(429, 200);
+        } finally {
+            stub.stop(0);
+        }
+    }
+
+    @Test
+    void aResponseWithPlentyLeftEndsPacingForTheNextRequest() throws Exception {
+        AtomicInteger requests = new AtomicInteger();
+        HttpServer stub = stub(x -> {
+            x.getResponseHeaders().add("RateLimit-Policy", "\"a\";q=10;w=10");
+            x.getResponseHeaders().add("RateLimit", requests.incrementAndGet() == 1 ? "\"a\";r=1;t=9" : "\"a\";r=9;t=1");
+            x.sendResponseHeaders(200, -1);
+            x.close();
+        });
+        try {
+            ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).random(NO_JITTER)
+                    .sleeper(d -> { sleeps.add(d); clock.advance(d); }).build();
+            client.get("/api/scan");
+            assertThat(client.get("/api/scan").attempts().get(0).waitedBefore()).as("paced after 1 of 10 left").isEqualTo(Duration.ofSeconds(1));
+
+            Attempt third = client.get("/api/scan").attempts().get(0);
+
+            assertThat(third.waitedBefore()).as("9 of 10 left: no pacing").isZero();
+            assertThat(sleeps).containsExactly(Duration.ofSeconds(1));
+        } finally {
+            stub.stop(0);
+        }
+    }
+
+    @Test
+    void theHttpClientOptionChainsLikeTheOthers() {
+        ResilientClient.Builder b = ResilientClient.builder(URI.create("http://localhost"));
+
+        assertThat(b.httpClient(java.net.http.HttpClient.newHttpClient())).isSameAs(b);
+    }
+
     /** A server whose every answer says 1 of 10 left, the quota back in 9 s. */
     private static HttpServer oneLeftOfTenBackIn9Seconds() throws IOException {
         return stub(x -> {

@@ -243,4 +243,11 @@ class ClientCliTest {
 
         assertThat(seen).containsExactly("POST {\"user\":\"demo\"}", "PUT {\"user\":\"demo\"}", "DELETE ");
     }
+
+    @Test
+    void helpPrintsTheUsageAndExits0() throws InterruptedException {
+        assertThat(run("--help")).isZero();
+        assertThat(out()).startsWith("Usage: java -cp rate-limit-example.jar dev.ratelimit.example.client.ClientCli")
+                .contains("--pace-below=0.1");
+    }
 }

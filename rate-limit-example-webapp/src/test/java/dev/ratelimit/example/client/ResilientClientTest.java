@@ -860,6 +860,53 @@ class ResilientClientTest {
         assertThat(b.httpClient(java.net.http.HttpClient.newHttpClient())).isSameAs(b);
     }
 
+    @Test
+    void aRuntimeExceptionOrErrorFromTheHttpClientIsRethrownAsItIsNotRetriedAsAnIoError() {
+        List<Attempt> attempts = new ArrayList<>();
+        IllegalStateException bug = new IllegalStateException("bug in the HTTP client");
+        ResilientClient failing = ResilientClient.builder(URI.create("http://localhost")).httpClient(failingWith(bug))
+                .clock(clock).sleeper(sleeps::add).onAttempt(attempts::add).build();
+        assertThatThrownBy(() -> failing.get("/api/scan")).isSameAs(bug);
+
+        StackOverflowError error = new StackOverflowError();
+        ResilientClient erring = ResilientClient.builder(URI.create("http://localhost")).httpClient(failingWith(error))
+                .clock(clock).sleeper(sleeps::add).onAttempt(attempts::add).build();
+        assertThatThrownBy(() -> erring.get("/api/scan")).isSameAs(error);
+
+        assertThat(attempts).as("neither is a failed try to record and retry").isEmpty();
+        assertThat(sleeps).isEmpty();
+    }
+
+    /** An HTTP client whose every exchange fails with {@code failure}. */
+    private static java.net.http.HttpClient failingWith(Throwable failure) {
+        java.net.http.HttpClient real = java.net.http.HttpClient.newHttpClient();
+        return new java.net.http.HttpClient() {
+            @Override public Optional<java.net.CookieHandler> cookieHandler() { return real.cookieHandler(); }
+            @Override public Optional<Duration> connectTimeout() { return real.connectTimeout(); }
+            @Override public Redirect followRedirects() { return real.followRedirects(); }
+            @Override public Optional<java.net.ProxySelector> proxy() { return real.proxy(); }
+            @Override public javax.net.ssl.SSLContext sslContext() { return real.sslContext(); }
+            @Override public javax.net.ssl.SSLParameters sslParameters() { return real.sslParameters(); }
+            @Override public Optional<java.net.Authenticator> authenticator() { return real.authenticator(); }
+            @Override public Version version() { return real.version(); }
+            @Override public Optional<java.util.concurrent.Executor> executor() { return real.executor(); }
+            @Override
+            public <T> java.net.http.HttpResponse<T> send(java.net.http.HttpRequest r, java.net.http.HttpResponse.BodyHandler<T> h) {
+                throw new UnsupportedOperationException();
+            }
+            @Override
+            public <T> java.util.concurrent.CompletableFuture<java.net.http.HttpResponse<T>> sendAsync(java.net.http.HttpRequest r,
+                    java.net.http.HttpResponse.BodyHandler<T> h) {
+                return java.util.concurrent.CompletableFuture.failedFuture(failure);
+            }
+            @Override
+            public <T> java.util.concurrent.CompletableFuture<java.net.http.HttpResponse<T>> sendAsync(java.net.http.HttpRequest r,
+                    java.net.http.HttpResponse.BodyHandler<T> h, java.net.http.HttpResponse.PushPromiseHandler<T> p) {
+                return java.util.concurrent.CompletableFuture.failedFuture(failure);
+            }
+        };
+    }
+
     /** A server whose every answer says 1 of 10 left, the quota back in 9 s. */
     private static HttpServer oneLeftOfTenBackIn9Seconds() throws IOException {
         return stub(x -> {

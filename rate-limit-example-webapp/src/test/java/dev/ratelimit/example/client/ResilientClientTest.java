@@ -485,16 +485,7 @@ class ResilientClientTest {
 
     @Test
     void aRetryAfterOfZeroIsRetriedAtOnceWithoutCallingTheSleeper() throws Exception {
-        AtomicInteger requests = new AtomicInteger();
-        HttpServer stub = stub(x -> {
-            if (requests.incrementAndGet() == 1) {
-                x.getResponseHeaders().add("Retry-After", "0");
-                x.sendResponseHeaders(429, -1);
-            } else {
-                x.sendResponseHeaders(200, -1);
-            }
-            x.close();
-        });
+        HttpServer stub = a429Then200("Retry-After", "0");
         try {
             ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).random(NO_JITTER).sleeper(sleeps::add).build();
 
@@ -510,16 +501,7 @@ class ResilientClientTest {
 
     @Test
     void a429WithNothingLeftAndTheQuotaBackNowIsRetriedNotGivenUp() throws Exception {
-        AtomicInteger requests = new AtomicInteger();
-        HttpServer stub = stub(x -> {
-            if (requests.incrementAndGet() == 1) {
-                x.getResponseHeaders().add("RateLimit", "\"a\";r=0;t=0");
-                x.sendResponseHeaders(429, -1);
-            } else {
-                x.sendResponseHeaders(200, -1);
-            }
-            x.close();
-        });
+        HttpServer stub = a429Then200("RateLimit", "\"a\";r=0;t=0");
         try {
             ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).random(NO_JITTER).sleeper(sleeps::add).build();
 
@@ -553,16 +535,7 @@ class ResilientClientTest {
 
     @Test
     void aServerWaitExactlyAsLongAsTheBudgetLeftIsStillWaited() throws Exception {
-        AtomicInteger requests = new AtomicInteger();
-        HttpServer stub = stub(x -> {
-            if (requests.incrementAndGet() == 1) {
-                x.getResponseHeaders().add("Retry-After", "1");
-                x.sendResponseHeaders(429, -1);
-            } else {
-                x.sendResponseHeaders(200, -1);
-            }
-            x.close();
-        });
+        HttpServer stub = a429Then200("Retry-After", "1");
         try {
             ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).random(NO_JITTER).sleeper(sleeps::add)
                     .maxTotalWait(Duration.ofSeconds(1)).build();
@@ -806,17 +779,7 @@ class ResilientClientTest {
 
     @Test
     void a429WithRetryAfterZeroIsRetriedEvenWhileQuotaIsLeft() throws Exception {
-        AtomicInteger requests = new AtomicInteger();
-        HttpServer stub = stub(x -> {
-            if (requests.incrementAndGet() == 1) {
-                x.getResponseHeaders().add("Retry-After", "0");
-                x.getResponseHeaders().add("X-RateLimit-Remaining", "3");
-                x.sendResponseHeaders(429, -1);
-            } else {
-                x.sendResponseHeaders(200, -1);
-            }
-            x.close();
-        });
+        HttpServer stub = a429Then200("Retry-After", "0", "X-RateLimit-Remaining", "3");
         try {
             ResilientClient client = ResilientClient.builder(uri(stub)).clock(clock).random(NO_JITTER).sleeper(sleeps::add).build();
 
@@ -913,6 +876,22 @@ class ResilientClientTest {
             x.getResponseHeaders().add("RateLimit-Policy", "\"a\";q=10;w=10");
             x.getResponseHeaders().add("RateLimit", "\"a\";r=1;t=9");
             x.sendResponseHeaders(200, -1);
+            x.close();
+        });
+    }
+
+    /** A server answering its first request with a 429 carrying {@code headers} (name, value, …), then 200s. */
+    private static HttpServer a429Then200(String... headers) throws IOException {
+        AtomicInteger requests = new AtomicInteger();
+        return stub(x -> {
+            if (requests.incrementAndGet() == 1) {
+                for (int i = 0; i < headers.length; i += 2) {
+                    x.getResponseHeaders().add(headers[i], headers[i + 1]);
+                }
+                x.sendResponseHeaders(429, -1);
+            } else {
+                x.sendResponseHeaders(200, -1);
+            }
             x.close();
         });
     }

@@ -15,13 +15,9 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 
 /**
- * Lets concurrent decisions share round trips to one Redis node: the network round trip and the
- * read and write system calls on both sides, which on a busy Redis cost more than the script. Each
- * decision is still decided atomically by Redis. FCALLs of one library that go in one batch go as one
- * call of the library's batch function (see {@code lua/batch.lua}), which decides them one after the
- * other and answers each its own reply or error reply: Redis then pays its per-command work and reads
- * its clock once for the batch, not once per decision. EVALSHA scripts (Redis before 7) go as one
- * call each in one pipeline.
+ * Lets concurrent decisions share round trips to one Redis node. Each decision is still one script
+ * call of its own, decided atomically by Redis; what is shared is the network round trip and the
+ * read and write system calls on both sides, which on a busy Redis cost more than the script.
  *
  * <p>No thread waits to fill a batch: a caller that finds fewer than {@link #MAX_SENDERS} batches in
  * flight sends at once whatever calls are queued, its own included, on one pooled connection as one
@@ -67,18 +63,15 @@ final class CallBatcher {
         if (!enabled || !batchable.test(redis)) {
             return redis.evalsha(sha1, keys, args);
         }
-        return call(redis, new Call(sha1, null, keys, args));
+        return call(redis, new Call(false, sha1, keys, args));
     }
 
-    /**
-     * FCALL {@code function} with {@code keys} and {@code args}, in a batch when that is possible;
-     * with other calls of the same {@code batchFunction}, as a part of one call of it.
-     */
-    Object fcall(UnifiedJedis redis, String function, String batchFunction, List<String> keys, List<String> args) {
+    /** FCALL {@code function} with {@code keys} and {@code args}, in a batch when that is possible. */
+    Object fcall(UnifiedJedis redis, String function, List<String> keys, List<String> args) {
         if (!enabled || !batchable.test(redis)) {
             return redis.fcall(function, keys, args);
         }
-        return call(redis, new Call(function, batchFunction, keys, args));
+        return call(redis, new Call(true, function, keys, args));
     }
 
     private Object call(UnifiedJedis redis, Call call) {
@@ -130,30 +123,17 @@ final class CallBatcher {
             return;
         }
         try (AbstractPipeline pipeline = redis.pipelined()) {
-            String combinedName = combinedName(batch);
-            List<Call> combined = new ArrayList<>(combinedName == null ? 0 : batch.size());
             List<Response<Object>> replies = new ArrayList<>(batch.size());
             for (Call c : batch) {
-                if (combinedName != null && combinedName.equals(c.batchName)) {
-                    combined.add(c);
-                    replies.add(null);
-                } else {
-                    replies.add(c.batchName != null ? pipeline.fcall(c.name, c.keys, c.args) : pipeline.evalsha(c.name, c.keys, c.args));
-                }
+                replies.add(c.function ? pipeline.fcall(c.name, c.keys, c.args) : pipeline.evalsha(c.name, c.keys, c.args));
             }
-            Response<Object> combinedReply = combined.isEmpty() ? null : combine(pipeline, combined);
             pipeline.sync();
-            if (combinedReply != null) {
-                complete(combined, combinedReply);
-            }
             for (int i = 0; i < batch.size(); i++) {
                 Call c = batch.get(i);
-                if (replies.get(i) != null) {
-                    try {
-                        c.reply = replies.get(i).get();
-                    } catch (RuntimeException errorReply) {
-                        c.failure = errorReply;
-                    }
+                try {
+                    c.reply = replies.get(i).get();
+                } catch (RuntimeException errorReply) {
+                    c.failure = errorReply;
                 }
             }
         } catch (RuntimeException | Error batchFailed) {
@@ -185,68 +165,10 @@ final class CallBatcher {
         }
     }
 
-    /**
-     * The batch function whose FCALLs in {@code batch} go as one call of it: the first FCALL's, if
-     * two or more share it (a lone FCALL goes as itself), else null. Usually the whole batch's.
-     */
-    private static String combinedName(List<Call> batch) {
-        String batchName = null;
-        int calls = 0;
-        for (Call c : batch) {
-            if (c.batchName != null && (batchName == null || batchName.equals(c.batchName))) {
-                batchName = c.batchName;
-                calls++;
-            }
-        }
-        return calls < 2 ? null : batchName;
-    }
-
-    /** Queues one call of the batch function deciding {@code calls}: see {@code lua/batch.lua}. */
-    private static Response<Object> combine(AbstractPipeline pipeline, List<Call> calls) {
-        List<String> keys = new ArrayList<>(calls.size() * 2);
-        List<String> args = new ArrayList<>(calls.size() * 9);
-        for (Call c : calls) {
-            keys.addAll(c.keys);
-            args.add(Integer.toString(c.keys.size()));
-            args.add(Integer.toString(c.args.size()));
-            args.addAll(c.args);
-        }
-        return pipeline.fcall(calls.get(0).batchName, keys, args);
-    }
-
-    /**
-     * Gives each of {@code calls} its part of the batch function's reply: its own reply or error
-     * reply. An error reply to the whole call (the library missing, a full or read-only server) is
-     * each call's, as it would have been had each gone alone.
-     */
-    private static void complete(List<Call> calls, Response<Object> combinedReply) {
-        Object reply;
-        try {
-            reply = combinedReply.get();
-        } catch (RuntimeException errorReply) {
-            calls.forEach(c -> c.failure = errorReply);
-            return;
-        }
-        if (!(reply instanceof List<?> parts) || parts.size() != calls.size()) {
-            IllegalStateException unexpected = new IllegalStateException("unexpected reply from the batch function: " + reply);
-            calls.forEach(c -> c.failure = unexpected);
-            return;
-        }
-        for (int i = 0; i < calls.size(); i++) {
-            Object part = parts.get(i);
-            if (part instanceof RuntimeException errorReply) {
-                calls.get(i).failure = errorReply; // Jedis hands an error within an array over as its exception
-            } else {
-                calls.get(i).reply = part;
-            }
-        }
-    }
-
     /** One queued script call; written by its sender before {@code done} is set. */
     private static final class Call {
+        final boolean function;
         final String name;
-        /** The batch function of an FCALL, null for an EVALSHA. */
-        final String batchName;
         final List<String> keys;
         final List<String> args;
         final Thread caller = Thread.currentThread();
@@ -257,10 +179,10 @@ final class CallBatcher {
         volatile boolean taken;
         volatile boolean done;
 
-        /** FCALL of function {@code name} if it has a {@code batchName}, else EVALSHA of script {@code name}. */
-        Call(String name, String batchName, List<String> keys, List<String> args) {
+        /** FCALL of function {@code name} if {@code function}, else EVALSHA of script {@code name}. */
+        Call(boolean function, String name, List<String> keys, List<String> args) {
+            this.function = function;
             this.name = name;
-            this.batchName = batchName;
             this.keys = keys;
             this.args = args;
         }

@@ -67,16 +67,13 @@ final class DecisionScript {
         return new DecisionScript(source.toString(), library);
     }
 
-    /**
-     * Prelude, every algorithm, the driver and {@code lua/batch.lua} (decideMany: a batch of decisions
-     * in one call): the body of the {@link FunctionLibrary}.
-     */
+    /** Prelude, every algorithm and the driver: the body of the {@link FunctionLibrary}. */
     static String library() {
         StringBuilder source = new StringBuilder(part("prelude"));
         for (int type = TOKEN_BUCKET; type <= GCRA; type++) {
             source.append(part(PARTS[type]));
         }
-        return source.append(part("driver")).append(part("batch")).toString();
+        return source.append(part("driver")).toString();
     }
 
     /** The policy type of {@code policy}, as the script reads it from ARGV. */
@@ -108,14 +105,14 @@ final class DecisionScript {
         if (library.available()) {
             long loads = library.loads();
             try {
-                return toLongs(calls.fcall(redis, library.function(), library.batchFunction(), keys, args));
+                return toLongs(calls.fcall(redis, library.function(), keys, args));
             } catch (JedisDataException e) {
                 if (FunctionLibrary.isNotFound(e) && library.loadsPaused()) {
                     return toLongs(redis.eval(source, keys, args)); // a load just did not help: see below
                 }
                 if (library.recover(redis, keys.get(0), e, loads)) {
                     try {
-                        return toLongs(calls.fcall(redis, library.function(), library.batchFunction(), keys, args));
+                        return toLongs(calls.fcall(redis, library.function(), keys, args));
                     } catch (JedisDataException again) {
                         if (!FunctionLibrary.isNotFound(again)) {
                             throw again;

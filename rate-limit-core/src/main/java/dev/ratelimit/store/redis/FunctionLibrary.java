@@ -35,7 +35,6 @@ final class FunctionLibrary {
 
     private final String source;
     private final String function;
-    private final String batchFunction;
     private final String description;
     private final Clock clock;
     private volatile boolean available = true;
@@ -50,10 +49,8 @@ final class FunctionLibrary {
         String body = DecisionScript.library();
         String hash = DecisionScript.sha1(body).substring(0, 16);
         this.function = "ratelimit_decide_" + hash;
-        this.batchFunction = "ratelimit_decide_many_" + hash;
         this.source = "#!lua name=ratelimit_" + hash + "\n" + body
-                + "redis.register_function('" + function + "', decide)\n"
-                + "redis.register_function('" + batchFunction + "', decideMany)\n";
+                + "redis.register_function('" + function + "', decide)\n";
         this.description = description;
         this.clock = clock;
     }
@@ -66,14 +63,6 @@ final class FunctionLibrary {
     /** The function to FCALL. */
     String function() {
         return function;
-    }
-
-    /**
-     * The function deciding several decisions in one call: {@code lua/batch.lua}. In the same library
-     * as {@link #function()}, so a server has both or neither.
-     */
-    String batchFunction() {
-        return batchFunction;
     }
 
     String source() {

@@ -12,16 +12,12 @@ import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
-import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.providers.ConnectionProvider;
-import redis.clients.jedis.util.SafeEncoder;
 
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -76,9 +72,7 @@ class CallBatcherTest {
         assertThat(first.stream().filter(Future::isDone).findFirst().orElseThrow().get()).isEqualTo(REPLY);
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> redis.pipelines.size() == CallBatcher.MAX_SENDERS + 1);
         HeldPipeline batch = redis.pipelines.get(CallBatcher.MAX_SENDERS);
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> batch.syncing);
-        assertThat(batch.decisions()).isEqualTo(10);
-        assertThat(batch.names).as("one call of the batch function").containsExactly("FCALL decide_many");
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> batch.commands.size() == 10);
         for (int i = 1; i < CallBatcher.MAX_SENDERS; i++) {
             redis.pipelines.get(i).release.countDown();
         }
@@ -142,7 +136,7 @@ class CallBatcherTest {
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> redis.pipelines.size() == CallBatcher.MAX_SENDERS + 1);
         HeldPipeline batch = redis.pipelines.get(CallBatcher.MAX_SENDERS);
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> batch.syncing);
-        assertThat(batch.decisions()).isEqualTo(CallBatcher.MAX_BATCH);
+        assertThat(batch.commands).hasSize(CallBatcher.MAX_BATCH);
 
         redis.answerAtOnce = true;
         redis.pipelines.forEach(p -> p.release.countDown());
@@ -157,69 +151,19 @@ class CallBatcherTest {
     @Test
     void eachBatchedCallGoesAsTheCommandItWas() throws Exception {
         redis.answerAtOnce = true;
-        assertThat(batcher.fcall(redis, "decide", "decide_many", List.of("k"), List.of("time", "1"))).isEqualTo(REPLY);
+        assertThat(batcher.fcall(redis, "decide", List.of("k"), List.of("time", "1"))).isEqualTo(REPLY);
         assertThat(batcher.evalsha(redis, "0123456789abcdef0123456789abcdef01234567", List.of("k"), List.of("time", "1")))
                 .isEqualTo(REPLY);
         assertThat(redis.pipelines).hasSize(2);
-        assertThat(redis.pipelines.get(0).names).containsExactly("FCALL decide");
+        assertThat(redis.pipelines.get(0).names).containsExactly("FCALL");
         assertThat(redis.pipelines.get(1).names).containsExactly("EVALSHA");
-    }
-
-    @Test
-    void queuedFcallsGoAsOneCallOfTheBatchFunctionAndEvalshasBesideItInTheSamePipeline() throws Exception {
-        List<Future<Object>> first = holdEverySender();
-        List<Future<Object>> queued = calls(3);
-        for (int i = 0; i < 2; i++) {
-            String key = "e" + i;
-            queued.add(threads.submit(() -> {
-                callers.add(Thread.currentThread());
-                return batcher.evalsha(redis, "0123456789abcdef0123456789abcdef01234567", List.of(key), List.of("time", "1"));
-            }));
-        }
-        HeldPipeline batch = nextBatchOnceQueued(5);
-
-        assertThat(batch.names).containsExactlyInAnyOrder("FCALL decide_many", "EVALSHA", "EVALSHA");
-        assertThat(batch.keys.get(batch.names.indexOf("FCALL decide_many"))).containsExactlyInAnyOrder("k0", "k1", "k2");
-        releaseAll(first);
-        for (Future<Object> f : queued) {
-            assertThat(f.get(10, TimeUnit.SECONDS)).isEqualTo(REPLY);
-        }
-    }
-
-    @Test
-    void aDecisionTheBatchFunctionFailsFailsItsOwnCallOnly() throws Exception {
-        redis.failingKeys.add("k1");
-        List<Future<Object>> first = holdEverySender();
-        List<Future<Object>> queued = calls(3);
-        nextBatchOnceQueued(3);
-        releaseAll(first);
-
-        assertThat(queued.get(0).get(10, TimeUnit.SECONDS)).isEqualTo(REPLY);
-        assertThat(catchThrowable(() -> queued.get(1).get(10, TimeUnit.SECONDS)))
-                .hasCauseInstanceOf(JedisDataException.class).cause().hasMessage("WRONGTYPE k1");
-        assertThat(queued.get(2).get(10, TimeUnit.SECONDS)).isEqualTo(REPLY);
-    }
-
-    @Test
-    void anErrorReplyToTheWholeBatchFunctionIsEachOfItsCallsOwn() throws Exception {
-        // As if each had gone alone: "Function not found" then loads the library, OOM fails by the failure mode.
-        JedisDataException notFound = new JedisDataException("ERR Function not found");
-        redis.refuseBatch = notFound;
-        List<Future<Object>> first = holdEverySender();
-        List<Future<Object>> queued = calls(3);
-        nextBatchOnceQueued(3);
-        releaseAll(first);
-
-        for (Future<Object> f : queued) {
-            assertThat(catchThrowable(() -> f.get(10, TimeUnit.SECONDS))).hasCause(notFound);
-        }
     }
 
     @Test
     void switchedOffOrOnAClientNotKnownToTalkToOneServerEachCallGoesOnItsOwn() {
         redis.answerAtOnce = true; // a call batched by mistake gets its answer (and shows in pipelines) rather than hanging
         for (CallBatcher unbatched : List.of(new CallBatcher(false, client -> true), new CallBatcher(true))) {
-            assertThat(unbatched.fcall(redis, "decide", "decide_many", List.of("k"), List.of("time", "1"))).isEqualTo(REPLY);
+            assertThat(unbatched.fcall(redis, "decide", List.of("k"), List.of("time", "1"))).isEqualTo(REPLY);
             assertThat(unbatched.evalsha(redis, "0123456789abcdef0123456789abcdef01234567", List.of("k"), List.of("time", "1")))
                     .isEqualTo(REPLY);
         }
@@ -232,7 +176,7 @@ class CallBatcherTest {
     void aCallerThatWasNotInterruptedComesBackNotInterrupted() throws Exception {
         // A lone caller sends its own call.
         redis.answerAtOnce = true;
-        assertThat(batcher.fcall(redis, "decide", "decide_many", List.of("k"), List.of("time", "1"))).isEqualTo(REPLY);
+        assertThat(batcher.fcall(redis, "decide", List.of("k"), List.of("time", "1"))).isEqualTo(REPLY);
         assertThat(Thread.interrupted()).as("the sender's interrupt status").isFalse();
 
         // Callers queued behind busy senders wait parked, then come back as they went.
@@ -244,7 +188,7 @@ class CallBatcherTest {
             String key = "q" + i;
             queued.add(threads.submit(() -> {
                 callers.add(Thread.currentThread());
-                batcher.fcall(redis, "decide", "decide_many", List.of(key), List.of("time", "1"));
+                batcher.fcall(redis, "decide", List.of(key), List.of("time", "1"));
                 return Thread.currentThread().isInterrupted();
             }));
         }
@@ -261,7 +205,7 @@ class CallBatcherTest {
         holdEverySender();
         Future<Object[]> queued = threads.submit(() -> {
             callers.add(Thread.currentThread());
-            Object reply = batcher.fcall(redis, "decide", "decide_many", List.of("q"), List.of("time", "1"));
+            Object reply = batcher.fcall(redis, "decide", List.of("q"), List.of("time", "1"));
             return new Object[] {reply, Thread.currentThread().isInterrupted()};
         });
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> allWaiting(1));
@@ -304,29 +248,7 @@ class CallBatcherTest {
         StackOverflowError deep = new StackOverflowError("deep");
         redis.failWith = deep;
         redis.answerAtOnce = true;
-        assertThat(catchThrowable(() -> batcher.fcall(redis, "decide", "decide_many", List.of("k"), List.of("time", "1")))).isSameAs(deep);
-    }
-
-    /**
-     * Once {@code n} calls are queued behind held senders, lets one sender return, and gives the
-     * batch the woken caller then sends, with every command in it.
-     */
-    private HeldPipeline nextBatchOnceQueued(int n) {
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> allWaiting(n));
-        redis.pipelines.get(0).release.countDown();
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> redis.pipelines.size() == CallBatcher.MAX_SENDERS + 1);
-        HeldPipeline batch = redis.pipelines.get(CallBatcher.MAX_SENDERS);
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> batch.syncing);
-        assertThat(batch.decisions()).isEqualTo(n);
-        return batch;
-    }
-
-    /** Releases every pipeline, and checks the held senders' own calls were answered. */
-    private void releaseAll(List<Future<Object>> first) throws Exception {
-        redis.pipelines.forEach(p -> p.release.countDown());
-        for (Future<Object> f : first) {
-            assertThat(f.get(10, TimeUnit.SECONDS)).isEqualTo(REPLY);
-        }
+        assertThat(catchThrowable(() -> batcher.fcall(redis, "decide", List.of("k"), List.of("time", "1")))).isSameAs(deep);
     }
 
     /** {@link CallBatcher#MAX_SENDERS} callers, each sending its own call in a pipeline the test holds. */
@@ -370,7 +292,7 @@ class CallBatcherTest {
             String key = "k" + i;
             futures.add(threads.submit(() -> {
                 callers.add(Thread.currentThread());
-                return batcher.fcall(redis, "decide", "decide_many", List.of(key), List.of("time", "1"));
+                return batcher.fcall(redis, "decide", List.of(key), List.of("time", "1"));
             }));
         }
         return futures;
@@ -388,10 +310,6 @@ class CallBatcherTest {
         volatile Throwable failWith;
         /** Whether new pipelines answer without waiting for the test. */
         volatile boolean answerAtOnce;
-        /** The batch function's error reply to the whole call, if any. */
-        volatile JedisDataException refuseBatch;
-        /** Keys whose decision fails inside the batch function (with an error reply of its own). */
-        final Set<String> failingKeys = ConcurrentHashMap.newKeySet();
 
         HeldRedis() {
             super(new ConnectionProvider() {
@@ -413,7 +331,7 @@ class CallBatcherTest {
 
         @Override
         public AbstractPipeline pipelined() {
-            HeldPipeline p = new HeldPipeline(this);
+            HeldPipeline p = new HeldPipeline(failWith);
             if (answerAtOnce) {
                 p.release.countDown();
             }
@@ -438,42 +356,23 @@ class CallBatcherTest {
     private static final class HeldPipeline extends AbstractPipeline {
         final CountDownLatch release = new CountDownLatch(1);
         final List<Response<?>> commands = new CopyOnWriteArrayList<>();
-        /** Each command's name (an FCALL's with its function), in order. */
+        /** Each command's name, in order. */
         final List<String> names = new CopyOnWriteArrayList<>();
-        /** Each command's keys: one per decision, in the test's calls. */
-        final List<List<String>> keys = new CopyOnWriteArrayList<>();
         /** Set once its sender has queued every command and waits for the answers. */
         volatile boolean syncing;
         private final Throwable failure;
-        private final HeldRedis redis;
 
-        HeldPipeline(HeldRedis redis) {
+        HeldPipeline(Throwable failure) {
             super(new CommandObjects(RedisProtocol.RESP2));
-            this.failure = redis.failWith;
-            this.redis = redis;
+            this.failure = failure;
         }
 
         @Override
         protected <T> Response<T> appendCommand(CommandObject<T> command) {
             Response<T> r = new Response<>(command.getBuilder());
-            List<String> words = new ArrayList<>();
-            command.getArguments().forEach(word -> words.add(SafeEncoder.encode(word.getRaw())));
-            String name = words.get(0);
-            if (name.equals("FCALL")) {
-                name += " " + words.get(1);
-                int keyCount = Integer.parseInt(words.get(2));
-                keys.add(List.copyOf(words.subList(3, 3 + keyCount)));
-            } else {
-                keys.add(List.of(words.get(3)));
-            }
-            names.add(name);
+            names.add(String.valueOf(command.getArguments().getCommand()));
             commands.add(r);
             return r;
-        }
-
-        /** Decisions in this pipeline: one per key. */
-        int decisions() {
-            return keys.stream().mapToInt(List::size).sum();
         }
 
         @Override
@@ -490,17 +389,7 @@ class CallBatcherTest {
             if (failure instanceof Error e) {
                 throw e;
             }
-            for (int i = 0; i < commands.size(); i++) {
-                if (!names.get(i).endsWith("_many")) {
-                    commands.get(i).set(REPLY);
-                } else if (redis.refuseBatch != null) {
-                    commands.get(i).set(redis.refuseBatch);
-                } else {
-                    // the batch function answers each decision's reply, or its error reply, in one array
-                    commands.get(i).set(keys.get(i).stream()
-                            .map(k -> redis.failingKeys.contains(k) ? new JedisDataException("WRONGTYPE " + k) : REPLY).toList());
-                }
-            }
+            commands.forEach(r -> r.set(REPLY));
         }
 
         @Override

@@ -103,16 +103,11 @@ local function decideAll(KEYS, ARGV, now, cost, slackMillis)
   return { 0, best - 1, remainings[best], resets[best], 0 }
 end
 
--- Redis' clock in microseconds.
-local function readTime()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000000 + tonumber(t[2])
-end
-
 local function decide(KEYS, ARGV)
   local now
   if ARGV[1] == 'time' then
-    now = readTime()
+    local t = redis.call('TIME')
+    now = tonumber(t[1]) * 1000000 + tonumber(t[2])
   else
     now = tonumber(ARGV[1])
   end

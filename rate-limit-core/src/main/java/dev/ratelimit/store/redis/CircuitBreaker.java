@@ -6,7 +6,10 @@ import dev.ratelimit.StoreHealth;
  * Stops calling Redis while it is failing. After {@code threshold} consecutive failed calls the
  * circuit opens: for {@code openMicros} no call is made (decisions follow the failure mode at once,
  * instead of each waiting for a timeout). Then one call is let through as a probe; success closes
- * the circuit, failure opens it for another period. Time is the store's local clock.
+ * the circuit, failure opens it for another period. A call let through before the circuit opened
+ * that fails while it is open (it was waiting out its timeout) is counted, but neither restarts the
+ * open period nor frees the probe's place: only the probe's own outcome does. The probe is known by
+ * its thread: a call is made and reported on the thread that asked for it. Time is the store's local clock.
  *
  * <p>Health: {@code UP} while calls succeed, {@code DEGRADED} from the first failure,
  * {@code CIRCUIT_OPEN} while open (and during the probe), {@code UP} again on the first success.
@@ -30,6 +33,7 @@ final class CircuitBreaker {
     private int failures;
     private long openUntil;
     private boolean probing;
+    private Thread prober;
 
     CircuitBreaker(int threshold, long openMicros, Transitions transitions) {
         this.threshold = threshold;
@@ -59,6 +63,7 @@ final class CircuitBreaker {
                 return false;
             }
             probing = true;
+            prober = Thread.currentThread();
             return true;
         }
     }
@@ -72,6 +77,7 @@ final class CircuitBreaker {
             previous = health;
             failures = 0;
             probing = false;
+            prober = null;
             health = StoreHealth.UP;
         }
         if (previous != StoreHealth.UP) {
@@ -85,8 +91,13 @@ final class CircuitBreaker {
         synchronized (this) {
             previous = health;
             lastNeeded = now;
-            probing = false;
             failures = failures == Integer.MAX_VALUE ? failures : failures + 1;
+            if (previous == StoreHealth.CIRCUIT_OPEN && !(probing && prober == Thread.currentThread())) {
+                // A call sent before the circuit opened, failing late: the open period and the probe stand.
+                return;
+            }
+            probing = false;
+            prober = null;
             if (previous == StoreHealth.CIRCUIT_OPEN || failures >= threshold) {
                 openUntil = now + openMicros;
                 health = StoreHealth.CIRCUIT_OPEN;
@@ -111,7 +122,10 @@ final class CircuitBreaker {
     void callWentElsewhere() {
         if (health == StoreHealth.CIRCUIT_OPEN) {
             synchronized (this) {
-                probing = false;
+                if (prober == Thread.currentThread()) {
+                    probing = false;
+                    prober = null;
+                }
             }
         }
     }

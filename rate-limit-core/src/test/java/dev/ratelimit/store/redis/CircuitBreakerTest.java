@@ -57,6 +57,54 @@ class CircuitBreakerTest {
         assertThat(breaker.allowCall(T0 + 2 * OPEN_MICROS)).isTrue();
     }
 
+    /** Reports, on a thread of its own, the failure of a call let through before the circuit opened. */
+    private void lateFailureOfAnEarlierCall(long now) throws InterruptedException {
+        Thread other = new Thread(() -> breaker.onFailure(now, DOWN));
+        other.start();
+        other.join();
+    }
+
+    @Test
+    void aCallSentBeforeTheCircuitOpenedThatFailsLateDoesNotRestartTheOpenPeriod() throws InterruptedException {
+        fail(T0);
+        fail(T0);
+        fail(T0);
+        lateFailureOfAnEarlierCall(T0 + OPEN_MICROS / 2);
+
+        assertThat(breaker.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
+        assertThat(breaker.lastNeededMicros()).isEqualTo(T0 + OPEN_MICROS / 2);
+        assertThat(breaker.allowCall(T0 + OPEN_MICROS)).as("the probe, one period after the circuit opened").isTrue();
+    }
+
+    @Test
+    void aCallSentBeforeTheCircuitOpenedThatFailsLateDoesNotLetASecondProbeThrough() throws InterruptedException {
+        fail(T0);
+        fail(T0);
+        fail(T0);
+        assertThat(breaker.allowCall(T0 + OPEN_MICROS)).as("the probe").isTrue();
+        lateFailureOfAnEarlierCall(T0 + OPEN_MICROS);
+
+        assertThat(breaker.allowCall(T0 + 3 * OPEN_MICROS)).as("another caller while the probe is out").isFalse();
+        breaker.onFailure(T0 + 3 * OPEN_MICROS, DOWN);
+        assertThat(breaker.allowCall(T0 + 4 * OPEN_MICROS - 1)).as("the probe's failure opened it again").isFalse();
+        assertThat(breaker.allowCall(T0 + 4 * OPEN_MICROS)).as("the next probe").isTrue();
+    }
+
+    @Test
+    void aCallSentBeforeTheCircuitOpenedThatWentToAnotherNodeDoesNotLetASecondProbeThrough() throws InterruptedException {
+        fail(T0);
+        fail(T0);
+        fail(T0);
+        assertThat(breaker.allowCall(T0 + OPEN_MICROS)).as("the probe").isTrue();
+        Thread other = new Thread(breaker::callWentElsewhere);
+        other.start();
+        other.join();
+
+        assertThat(breaker.allowCall(T0 + OPEN_MICROS)).as("another caller while the probe is out").isFalse();
+        breaker.callWentElsewhere();
+        assertThat(breaker.allowCall(T0 + OPEN_MICROS)).as("the probe went elsewhere: the next call probes").isTrue();
+    }
+
     @Test
     void aFirstFailureThatReachesTheThresholdReportsDegradedThenOpen() {
         List<String> changes = new ArrayList<>();

@@ -155,7 +155,9 @@ final class Endpoints {
      * path parameters, percent-decoded (UTF-8, and Jetty's {@code %u} with four hex digits, {@code %u002e}), then {@code .} and
      * {@code ..} segments resolved (so {@code %2e%2e} climbs, but {@code ..%2F} is part of a
      * segment), empty segments dropped as {@link #normalize} does, and the context path taken off. A
-     * {@code %2F} separates nothing until then, then joins like {@code /}: {@code /api%2Fscan} is {@code /api/scan}.
+     * {@code %2F} separates nothing until then, then joins like {@code /}: {@code /api%2Fscan} is {@code /api/scan},
+     * and the empty or {@code .} pieces it leaves are dropped ({@code /api/scan%2F} is {@code /api/scan}, as
+     * {@code /api/scan/} is), while a {@code ..} piece is kept as it is.
      *
      * @throws IllegalArgumentException if the URI's encoding is malformed or it is not inside the context
      */
@@ -180,7 +182,16 @@ final class Endpoints {
             int parameters = raw.indexOf(';');
             decoded.add(decode(parameters < 0 ? raw : raw.substring(0, parameters)));
         }
-        return resolved(decoded);
+        // A decoded %2F separates like a "/" now: the empty and "." pieces it leaves ("scan%2F", "api%2F%2Fscan")
+        // are dropped as those of "/api/scan/" and "/api//scan" are. A ".." piece stays: Jetty resolved dot
+        // segments before decoding, so "..%2F" climbed nothing on the way to the servlet either.
+        List<String> pieces = new ArrayList<>();
+        for (String piece : resolved(decoded).split("/")) {
+            if (!piece.isEmpty() && !piece.equals(".")) {
+                pieces.add(piece);
+            }
+        }
+        return "/" + String.join("/", pieces);
     }
 
     private static String decode(String encoded) {

@@ -68,9 +68,28 @@ class AmbiguousUriTest {
         assertThat(get("/api/scan")).contains("X-RateLimit-Remaining: 9");
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"/api/scan%2F", "/api%2F%2Fscan", "/api/%2Fscan", "/api/scan%2F%2F"})
+    void anEncodedSlashThatOnlyAddsAnEmptySegmentOrATrailingSlashIsChargedLikeTheSameSlashUnencoded(String spelling) {
+        // /api/scan/ and /api//scan count as /api/scan; spelled with %2F they reach the same servlet.
+        start("/api/*");
+
+        for (int i = 1; i <= 10; i++) {
+            assertThat(get(spelling)).startsWith("HTTP/1.1 200 ").endsWith("scanned").contains("X-RateLimit-Remaining: " + (10 - i));
+        }
+
+        assertThat(get(spelling)).startsWith("HTTP/1.1 429 ");
+        assertThat(get("/api/scan/")).startsWith("HTTP/1.1 429 ");
+    }
+
     private void start() {
+        start("/api/scan");
+    }
+
+    /** The scan servlet at {@code scanMapping}, the app at {@code /}. */
+    private void start(String scanMapping) {
         ServletContextHandler context = new ServletContextHandler(TestServer.CONTEXT);
-        context.addServlet(new ServletHolder("scan", new ScanServlet()), "/api/scan");
+        context.addServlet(new ServletHolder("scan", new ScanServlet()), scanMapping);
         context.addServlet(new ServletHolder("app", new AppServlet()), "/");
         FilterHolder filter = new FilterHolder(RateLimitFilter.builder().clock(clock).build());
         context.addFilter(filter, "/*", EnumSet.of(DispatcherType.REQUEST));

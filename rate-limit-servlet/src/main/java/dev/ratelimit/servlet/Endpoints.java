@@ -21,7 +21,8 @@ import java.util.List;
  * <p>The path is the container's decoded and normalized servlet path plus path info (so
  * {@code /app/api/%73can}, {@code /app/api/x/../scan} and {@code /app/api/scan;jsessionid=1} are
  * {@code /api/scan}), normalized once more so that no spelling of a path dodges its rule: empty and
- * {@code .} segments dropped, {@code ..} resolved (never above the root) and a trailing slash removed.
+ * {@code .} segments dropped, {@code ..} resolved (within the servlet path or the path info, never out
+ * of the servlet the container chose) and a trailing slash removed.
  * The container removed path parameters before decoding, so a {@code ;} here is a decoded {@code %3B},
  * part of its segment's name as the application sees it: {@code ..;} is not {@code ..}, and
  * {@code scan;x} is not {@code scan}. Jetty accepting ambiguous URIs ({@code UriCompliance.LEGACY})
@@ -143,11 +144,26 @@ final class Endpoints {
                 return decodedPathOf(request);
             }
         }
-        String path = servletPath == null ? "" : servletPath;
-        if (pathInfo != null) {
-            path = path + pathInfo;
+        String path = within(servletPath) + within(pathInfo);
+        return path.isEmpty() ? "/" : path;
+    }
+
+    /**
+     * A servlet path or path info normalized on its own ("" for none or the root), so that a {@code ..}
+     * left in the path info climbs within it, never out of the servlet the container routed to. The
+     * container resolved every {@code ..} it routes by: one left came from a decoded {@code %2F} (Jetty's
+     * {@code setDecodeAmbiguousURIs} gives {@code /api/scan/..%2F..%2Fhealth} to the servlet at
+     * {@code /api/*} with the path info {@code /scan/../../health}). Resolved over the whole path it
+     * would take the request out of every rule of that servlet, to an allowlisted {@code /health}; here
+     * it is {@code /api/health}, and {@code /api/x%2F..%2Fscan} is {@code /api/scan}, as a servlet that
+     * resolves its path info serves them.
+     */
+    private static String within(String part) {
+        if (part == null || part.isEmpty()) {
+            return "";
         }
-        return normalize(path);
+        String normalized = normalize(part);
+        return normalized.equals("/") ? "" : normalized;
     }
 
     /**

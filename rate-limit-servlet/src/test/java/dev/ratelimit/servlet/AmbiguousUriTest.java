@@ -1,6 +1,10 @@
 package dev.ratelimit.servlet;
 
 import dev.ratelimit.ManualClock;
+import dev.ratelimit.Policy;
+import dev.ratelimit.config.Allowlist;
+import dev.ratelimit.config.EndpointRule;
+import dev.ratelimit.config.RateLimitConfig;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -15,8 +19,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumSet;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -82,13 +88,60 @@ class AmbiguousUriTest {
         assertThat(get("/api/scan/")).startsWith("HTTP/1.1 429 ");
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"/api/scan/..%2F..%2Fhealth", "/api/..%2Fhealth", "/api/x/%2e%2e%2F%2e%2e%2Fhealth"})
+    void withAmbiguousUrisDecodedForServletsDotsBeforeAnEncodedSlashCannotClimbIntoAnAllowlistedPath(String spelling) {
+        // Jetty asked to decode ambiguous URIs for the servlet API (as applications under LEGACY need, to read
+        // their path info) gives /api/scan/..%2F..%2Fhealth the path info /scan/../../health, and routes it by
+        // that path, dots unresolved: to the servlet at /api/*, which /api/** limits, not to /health.
+        RateLimitConfig config = RateLimitConfig.builder()
+                .endpoint(EndpointRule.of("*", "/api/**", "api"))
+                .limit("free", "api", Policy.fixedWindow(3, Duration.ofMinutes(1)))
+                .allowlist(new Allowlist(List.of("/health"), List.of()))
+                .build();
+        ServletContextHandler context = new ServletContextHandler(TestServer.CONTEXT);
+        context.getServletHandler().setDecodeAmbiguousURIs(true);
+        context.addServlet(new ServletHolder("scan", new ScanServlet()), "/api/*");
+        context.addServlet(new ServletHolder("app", new AppServlet()), "/");
+        context.addFilter(new FilterHolder(RateLimitFilter.builder().clock(clock).config(config).build()), "/*",
+                EnumSet.of(DispatcherType.REQUEST));
+        server = TestServer.start(context, UriCompliance.LEGACY);
+
+        for (int i = 1; i <= 3; i++) {
+            assertThat(get(spelling)).startsWith("HTTP/1.1 200 ").endsWith("scanned").contains("X-RateLimit-Remaining: " + (3 - i));
+        }
+
+        assertThat(get(spelling)).startsWith("HTTP/1.1 429 ");
+        assertThat(get("/health")).startsWith("HTTP/1.1 200 ").doesNotContain("X-RateLimit");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"/api/x%2F..%2Fscan", "/api/x/y%2F..%2F..%2Fscan"})
+    void withAmbiguousUrisDecodedForServletsDotsAfterAnEncodedSlashClimbWithinTheServletToTheEndpointItServes(String spelling) {
+        // The servlet at /api/* gets the path info /x/../scan: resolved within it, as a servlet that resolves its
+        // path info serves it, that is /api/scan.
+        start("/api/*", true);
+
+        for (int i = 1; i <= 10; i++) {
+            assertThat(get(spelling)).startsWith("HTTP/1.1 200 ").endsWith("scanned").contains("X-RateLimit-Remaining: " + (10 - i));
+        }
+
+        assertThat(get(spelling)).startsWith("HTTP/1.1 429 ");
+        assertThat(get("/api/scan")).startsWith("HTTP/1.1 429 ");
+    }
+
     private void start() {
         start("/api/scan");
     }
 
-    /** The scan servlet at {@code scanMapping}, the app at {@code /}. */
     private void start(String scanMapping) {
+        start(scanMapping, false);
+    }
+
+    /** The scan servlet at {@code scanMapping}, the app at {@code /}; Jetty decoding ambiguous URIs for the servlet API if asked. */
+    private void start(String scanMapping, boolean decodeAmbiguousUris) {
         ServletContextHandler context = new ServletContextHandler(TestServer.CONTEXT);
+        context.getServletHandler().setDecodeAmbiguousURIs(decodeAmbiguousUris);
         context.addServlet(new ServletHolder("scan", new ScanServlet()), scanMapping);
         context.addServlet(new ServletHolder("app", new AppServlet()), "/");
         FilterHolder filter = new FilterHolder(RateLimitFilter.builder().clock(clock).build());

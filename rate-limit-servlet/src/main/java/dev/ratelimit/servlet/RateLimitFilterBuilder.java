@@ -250,11 +250,28 @@ public final class RateLimitFilterBuilder {
         RateLimitConfig cfg = config != null ? config : RateLimitConfig.defaults();
         ClientIdResolver clients = clientIdResolver != null ? clientIdResolver
                 : ClientIdResolver.apiKeyOrIp(apiKeyHeader, maxApiKeyLength, trustedProxies, forwardedHeader, apiKeyVerifier);
+        if (clientIdResolver == null) {
+            requireAcceptedKeys(cfg.allowlist().clients());
+        }
         TierResolver tiers = tierResolver != null ? tierResolver : TierResolver.byKeyPrefix(cfg.tierPrefixes(), cfg.defaultTier());
         boolean owns = ownsStore || store == null;
         RateLimitStore st = store != null ? store : MemoryStore.builder().clock(clock).build();
         return new Settings(cfg, st, owns, clock, clients, ipv6Networks, tiers, listener, headerStyle, shadow, failureMode,
                 Collections.unmodifiableSet(EnumSet.copyOf(dispatcherTypes)));
+    }
+
+    /** An allowlisted API key longer than the default resolver accepts could never match: it is refused with a 400. */
+    private void requireAcceptedKeys(List<String> allowlisted) {
+        for (int i = 0; i < allowlisted.size(); i++) {
+            String entry = allowlisted.get(i).trim();
+            int keyLength = entry.length() - "apikey:".length();
+            if (entry.startsWith("apikey:") && keyLength > maxApiKeyLength) {
+                // The key itself is not shown: errors reach logs.
+                throw new InvalidConfigurationException("allowlist.clients[" + i + "]", "can never match: an API key of "
+                        + keyLength + " characters (not shown), longer than maxApiKeyLength " + maxApiKeyLength
+                        + ", whose requests are refused with a 400; raise maxApiKeyLength or correct the key");
+            }
+        }
     }
 
     private static <T> T required(String option, T value) {

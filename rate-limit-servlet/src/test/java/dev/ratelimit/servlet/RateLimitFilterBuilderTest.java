@@ -4,11 +4,16 @@ import dev.ratelimit.InvalidConfigurationException;
 import dev.ratelimit.Limit;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Policy;
+import dev.ratelimit.config.Allowlist;
+import dev.ratelimit.config.EndpointRule;
+import dev.ratelimit.config.RateLimitConfig;
 import dev.ratelimit.store.memory.MemoryStore;
 import dev.ratelimit.servlet.client.ForwardedHeader;
 import jakarta.servlet.DispatcherType;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -63,6 +68,23 @@ class RateLimitFilterBuilderTest {
                 .isInstanceOf(InvalidConfigurationException.class).hasMessage("maxApiKeyLength: must be 1-8192, was 8193");
         assertThatThrownBy(() -> RateLimitFilter.builder().maxApiKeyLength(0).build())
                 .isInstanceOf(InvalidConfigurationException.class).hasMessage("maxApiKeyLength: must be 1-8192, was 0");
+    }
+
+    @Test
+    void anAllowlistedApiKeyLongerThanTheFilterAcceptsFailsTheBuildWithoutShowingTheKey() {
+        String key = "k".repeat(40);
+        RateLimitConfig config = RateLimitConfig.builder()
+                .endpoint(EndpointRule.of("GET", "/api/scan", "scan"))
+                .limit("free", "scan", Policy.tokenBucket(10, 1, Duration.ofSeconds(1)))
+                .allowlist(new Allowlist(List.of(), List.of("ip:10.0.0.1", " apikey:" + key + " ")))
+                .build();
+
+        assertThatThrownBy(() -> RateLimitFilter.builder().config(config).maxApiKeyLength(39).build())
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("allowlist.clients[1]: can never match: an API key of 40 characters (not shown), longer than "
+                        + "maxApiKeyLength 39, whose requests are refused with a 400; raise maxApiKeyLength or correct the key");
+        RateLimitFilter.builder().config(config).maxApiKeyLength(40).build().destroy();
+        RateLimitFilter.builder().config(config).clientIdResolver(request -> "apikey:" + key).build().destroy();
     }
 
     /** A store that counts how often it was closed. */

@@ -21,8 +21,8 @@ import java.util.List;
  * <p>The path is the container's decoded and normalized servlet path plus path info (so
  * {@code /app/api/%73can}, {@code /app/api/x/../scan} and {@code /app/api/scan;jsessionid=1} are
  * {@code /api/scan}), normalized once more so that no spelling of a path dodges its rule: empty and
- * {@code .} segments dropped, {@code ..} resolved (within the servlet path or the path info, never out
- * of the servlet the container chose) and a trailing slash removed.
+ * {@code .} segments dropped, {@code ..} resolved (within the path info, never out of the servlet the
+ * container chose: see {@link #routed}) and a trailing slash removed.
  * The container removed path parameters before decoding, so a {@code ;} here is a decoded {@code %3B},
  * part of its segment's name as the application sees it: {@code ..;} is not {@code ..}, and
  * {@code scan;x} is not {@code scan}. Jetty accepting ambiguous URIs ({@code UriCompliance.LEGACY})
@@ -144,26 +144,33 @@ final class Endpoints {
                 return decodedPathOf(request);
             }
         }
-        String path = within(servletPath) + within(pathInfo);
-        return path.isEmpty() ? "/" : path;
+        String path = (servletPath == null ? "" : routed(servletPath)) + (pathInfo == null ? "" : normalize(pathInfo));
+        return path.length() > 1 && path.endsWith("/") ? path.substring(0, path.length() - 1) : path.isEmpty() ? "/" : path;
     }
 
     /**
-     * A servlet path or path info normalized on its own ("" for none or the root), so that a {@code ..}
-     * left in the path info climbs within it, never out of the servlet the container routed to. The
-     * container resolved every {@code ..} it routes by: one left came from a decoded {@code %2F} (Jetty's
-     * {@code setDecodeAmbiguousURIs} gives {@code /api/scan/..%2F..%2Fhealth} to the servlet at
-     * {@code /api/*} with the path info {@code /scan/../../health}). Resolved over the whole path it
-     * would take the request out of every rule of that servlet, to an allowlisted {@code /health}; here
-     * it is {@code /api/health}, and {@code /api/x%2F..%2Fscan} is {@code /api/scan}, as a servlet that
-     * resolves its path info serves them.
+     * The container resolved every {@code ..} it routes by: one left in its servlet path or path info came
+     * from a decoded {@code %2F} (Jetty under {@code UriCompliance.LEGACY} with {@code setDecodeAmbiguousURIs}),
+     * and resolving it over the whole path would take the request out of the servlet the container chose:
+     * {@code /api/scan/..%2F..%2Fhealth} reaches the servlet at {@code /api/*} with the path info
+     * {@code /scan/../../health}, or the default servlet with that whole servlet path, and must not count
+     * as an allowlisted {@code /health}. So a {@code ..} climbs within the path info only ({@code /api/health};
+     * {@code /api/x%2F..%2Fscan} is {@code /api/scan}, as a servlet that resolves its path info serves it),
+     * and is kept as it is in a servlet path, by which the container routed.
      */
-    private static String within(String part) {
-        if (part == null || part.isEmpty()) {
-            return "";
+    private static String routed(String servletPath) {
+        boolean clean = servletPath.isEmpty() || servletPath.charAt(0) == '/' && servletPath.indexOf("//") < 0
+                && servletPath.indexOf("/.") < 0;
+        if (clean) {
+            return servletPath;
         }
-        String normalized = normalize(part);
-        return normalized.equals("/") ? "" : normalized;
+        StringBuilder kept = new StringBuilder();
+        for (String segment : servletPath.split("/")) {
+            if (!segment.isEmpty() && !segment.equals(".")) {
+                kept.append('/').append(segment);
+            }
+        }
+        return kept.toString();
     }
 
     /**

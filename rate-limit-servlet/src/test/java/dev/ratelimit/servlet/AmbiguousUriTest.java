@@ -16,6 +16,7 @@ import org.eclipse.jetty.http.UriCompliance;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
@@ -89,11 +90,13 @@ class AmbiguousUriTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"/api/scan/..%2F..%2Fhealth", "/api/..%2Fhealth", "/api/x/%2e%2e%2F%2e%2e%2Fhealth"})
-    void withAmbiguousUrisDecodedForServletsDotsBeforeAnEncodedSlashCannotClimbIntoAnAllowlistedPath(String spelling) {
+    @CsvSource({"/api/*, /api/scan/..%2F..%2Fhealth", "/api/*, /api/..%2Fhealth", "/api/*, /api/x/%2e%2e%2F%2e%2e%2Fhealth",
+            "/, /api/scan/..%2F..%2Fhealth", "/, /api/..%2Fhealth", "/, /api/x/%2e%2e%2F%2e%2e%2Fhealth"})
+    void withAmbiguousUrisDecodedForServletsDotsBeforeAnEncodedSlashCannotClimbIntoAnAllowlistedPath(String mapping, String spelling) {
         // Jetty asked to decode ambiguous URIs for the servlet API (as applications under LEGACY need, to read
-        // their path info) gives /api/scan/..%2F..%2Fhealth the path info /scan/../../health, and routes it by
-        // that path, dots unresolved: to the servlet at /api/*, which /api/** limits, not to /health.
+        // their path info) gives /api/scan/..%2F..%2Fhealth the path info /scan/../../health (or, for the default
+        // servlet, that whole servlet path), and routes it by that path, dots unresolved: to the servlet at
+        // /api/* or /, which /api/** limits, not to /health.
         RateLimitConfig config = RateLimitConfig.builder()
                 .endpoint(EndpointRule.of("*", "/api/**", "api"))
                 .limit("free", "api", Policy.fixedWindow(3, Duration.ofMinutes(1)))
@@ -101,8 +104,10 @@ class AmbiguousUriTest {
                 .build();
         ServletContextHandler context = new ServletContextHandler(TestServer.CONTEXT);
         context.getServletHandler().setDecodeAmbiguousURIs(true);
-        context.addServlet(new ServletHolder("scan", new ScanServlet()), "/api/*");
-        context.addServlet(new ServletHolder("app", new AppServlet()), "/");
+        context.addServlet(new ServletHolder("scan", new ScanServlet()), mapping);
+        if (!mapping.equals("/")) {
+            context.addServlet(new ServletHolder("app", new AppServlet()), "/");
+        }
         context.addFilter(new FilterHolder(RateLimitFilter.builder().clock(clock).config(config).build()), "/*",
                 EnumSet.of(DispatcherType.REQUEST));
         server = TestServer.start(context, UriCompliance.LEGACY);

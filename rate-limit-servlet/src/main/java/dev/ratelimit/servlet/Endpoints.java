@@ -164,13 +164,19 @@ final class Endpoints {
         if (clean) {
             return servletPath;
         }
-        StringBuilder kept = new StringBuilder();
-        for (String segment : servletPath.split("/")) {
+        String kept = withoutEmptyOrDotSegments(servletPath);
+        return kept.equals("/") ? "" : kept;
+    }
+
+    /** {@code /} and the segments of {@code path} joined by {@code /}, without empty or {@code .} ones; {@code ..} kept. */
+    private static String withoutEmptyOrDotSegments(String path) {
+        List<String> kept = new ArrayList<>();
+        for (String segment : path.split("/")) {
             if (!segment.isEmpty() && !segment.equals(".")) {
-                kept.append('/').append(segment);
+                kept.add(segment);
             }
         }
-        return kept.toString();
+        return "/" + String.join("/", kept);
     }
 
     /**
@@ -208,13 +214,7 @@ final class Endpoints {
         // A decoded %2F separates like a "/" now: the empty and "." pieces it leaves ("scan%2F", "api%2F%2Fscan")
         // are dropped as those of "/api/scan/" and "/api//scan" are. A ".." piece stays: Jetty resolved dot
         // segments before decoding, so "..%2F" climbed nothing on the way to the servlet either.
-        List<String> pieces = new ArrayList<>();
-        for (String piece : resolved(decoded).split("/")) {
-            if (!piece.isEmpty() && !piece.equals(".")) {
-                pieces.add(piece);
-            }
-        }
-        return "/" + String.join("/", pieces);
+        return withoutEmptyOrDotSegments(resolved(decoded));
     }
 
     private static String decode(String encoded) {

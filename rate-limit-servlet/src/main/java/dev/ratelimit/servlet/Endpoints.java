@@ -182,8 +182,8 @@ final class Endpoints {
     /**
      * The path inside the application as Jetty routes a request by its URI: each segment without its
      * path parameters, percent-decoded (UTF-8, and Jetty's {@code %u} with four hex digits, {@code %u002e}), then {@code .} and
-     * {@code ..} segments resolved (so {@code %2e%2e} climbs, but {@code ..%2F} is part of a
-     * segment), empty segments dropped as {@link #normalize} does, and the context path taken off. A
+     * {@code ..} segments resolved as RFC 3986 does (so {@code %2e%2e} climbs, an empty segment is one to climb out of, and
+     * {@code ..%2F} is part of a segment), then empty segments dropped as {@link #normalize} does, and the context path taken off. A
      * {@code %2F} separates nothing until then, then joins like {@code /}: {@code /api%2Fscan} is {@code /api/scan},
      * and the empty or {@code .} pieces it leaves are dropped ({@code /api/scan%2F} is {@code /api/scan}, as
      * {@code /api/scan/} is), while a {@code ..} piece is kept as it is.
@@ -206,15 +206,23 @@ final class Endpoints {
     }
 
     private static String decodedPath(String uri) {
-        List<String> decoded = new ArrayList<>();
-        for (String raw : uri.split("/")) {
-            int parameters = raw.indexOf(';');
-            decoded.add(decode(parameters < 0 ? raw : raw.substring(0, parameters)));
+        // Dot segments resolve as RFC 3986 and Jetty resolve them: an empty segment is one, so "/;x/../api"
+        // and "/x//../api" climb out of the empty segment, not out of the one before it.
+        Deque<String> kept = new ArrayDeque<>();
+        String[] raw = uri.split("/", -1);
+        for (int i = 1; i < raw.length; i++) {
+            int parameters = raw[i].indexOf(';');
+            String segment = decode(parameters < 0 ? raw[i] : raw[i].substring(0, parameters));
+            if (segment.equals("..")) {
+                kept.pollLast();
+            } else if (!segment.equals(".")) {
+                kept.addLast(segment);
+            }
         }
         // A decoded %2F separates like a "/" now: the empty and "." pieces it leaves ("scan%2F", "api%2F%2Fscan")
         // are dropped as those of "/api/scan/" and "/api//scan" are. A ".." piece stays: Jetty resolved dot
         // segments before decoding, so "..%2F" climbed nothing on the way to the servlet either.
-        return withoutEmptyOrDotSegments(resolved(decoded));
+        return withoutEmptyOrDotSegments("/" + String.join("/", kept));
     }
 
     private static String decode(String encoded) {

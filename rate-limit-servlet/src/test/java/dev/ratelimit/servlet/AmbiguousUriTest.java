@@ -66,6 +66,20 @@ class AmbiguousUriTest {
         assertThat(get("/api/scan")).startsWith("HTTP/1.1 429 ");
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"/;x/../api/scan", "/api/;x/../scan"})
+    void dotsClimbOutOfAnEmptySegmentAsJettyResolvesThemSoTheRequestIsChargedToTheEndpointItReaches(String spelling) {
+        // RFC 3986 and Jetty: "/;x/.." is an empty segment (its parameter removed) and the ".." that leaves it.
+        // Dropping the empty segment first climbed out of the context path instead, and the request passed uncounted.
+        start();
+
+        for (int i = 1; i <= 10; i++) {
+            assertThat(get(spelling)).startsWith("HTTP/1.1 200 ").endsWith("scanned").contains("X-RateLimit-Remaining: " + (10 - i));
+        }
+
+        assertThat(get(spelling)).startsWith("HTTP/1.1 429 ");
+    }
+
     @Test
     void anEncodedSlashAfterDotsClimbsNothingSoTheRequestIsNotChargedToTheEndpointItDoesNotReach() {
         start();

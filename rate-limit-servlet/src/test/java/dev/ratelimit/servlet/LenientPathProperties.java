@@ -31,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Generated paths through Jetty accepting ambiguous URIs ({@link UriCompliance#LEGACY}), with and without
- * {@code setDecodeAmbiguousURIs}: whatever the spelling, a request that skips the limits (no rate-limit
+ * {@code setDecodeAmbiguousURIs}, and through Jetty's default compliance: never a 5xx, and whatever the spelling, a request that skips the limits (no rate-limit
  * headers) is one the allowlisted servlet answered, and a request the scan servlet answered was charged to scan.
  */
 class LenientPathProperties {
@@ -41,6 +41,7 @@ class LenientPathProperties {
 
     private static TestServer decoding;
     private static TestServer notDecoding;
+    private static TestServer strict;
 
     /** Answers with its own name, so a test knows which servlet a request reached. */
     static final class Named extends HttpServlet {
@@ -59,11 +60,12 @@ class LenientPathProperties {
 
     @BeforeContainer
     static void start() {
-        decoding = server(true);
-        notDecoding = server(false);
+        decoding = server(UriCompliance.LEGACY, true);
+        notDecoding = server(UriCompliance.LEGACY, false);
+        strict = server(UriCompliance.DEFAULT, false);
     }
 
-    private static TestServer server(boolean decodeAmbiguousUris) {
+    private static TestServer server(UriCompliance compliance, boolean decodeAmbiguousUris) {
         ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00.250Z"));
         RateLimitConfig config = RateLimitConfig.builder()
                 .endpoint(EndpointRule.of("*", "/api/scan", "scan"))
@@ -80,13 +82,18 @@ class LenientPathProperties {
         context.addServlet(new ServletHolder("app", new Named("app")), "/");
         context.addFilter(new FilterHolder(RateLimitFilter.builder().clock(clock).config(config).build()), "/*",
                 EnumSet.of(DispatcherType.REQUEST));
-        return TestServer.start(context, UriCompliance.LEGACY);
+        return TestServer.start(context, compliance);
     }
 
     @AfterContainer
     static void stop() {
         decoding.close();
         notDecoding.close();
+        strict.close();
+    }
+
+    private static String name(TestServer server) {
+        return server == decoding ? " (LEGACY, decoding)" : server == notDecoding ? " (LEGACY)" : " (DEFAULT)";
     }
 
     @Provide
@@ -96,14 +103,14 @@ class LenientPathProperties {
 
     @Property(tries = 1000)
     void onlyTheAllowlistedServletAnswersUnlimitedAndTheScanServletIsAlwaysChargedToScan(@ForAll("paths") String path) {
-        for (TestServer server : List.of(decoding, notDecoding)) {
+        for (TestServer server : List.of(decoding, notDecoding, strict)) {
             String response = server.raw("GET " + TestServer.CONTEXT + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-            assertThat(response).as(path).doesNotStartWith("HTTP/1.1 5");
+            assertThat(response).as(path + name(server)).doesNotStartWith("HTTP/1.1 5");
             if (response.endsWith("served by api") || response.endsWith("served by scan")) {
-                assertThat(response).as(path + (server == decoding ? " (decoding)" : "")).contains("X-RateLimit-Limit");
+                assertThat(response).as(path + name(server)).contains("X-RateLimit-Limit");
             }
             if (response.endsWith("served by scan")) {
-                assertThat(response).as(path + (server == decoding ? " (decoding)" : "")).contains("RateLimit-Policy: \"scan\"");
+                assertThat(response).as(path + name(server)).contains("RateLimit-Policy: \"scan\"");
             }
         }
     }

@@ -11,6 +11,9 @@ import dev.ratelimit.testing.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.RedisClient;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -249,6 +252,20 @@ class RedisStoreTest {
         Decision after = limiter.tryAcquire("k");
         assertThat(after.verdict()).isEqualTo(Verdict.STORE_UNAVAILABLE);
         assertThat(after.source()).isEqualTo(Source.FAIL_CLOSED);
+    }
+
+    @Test
+    void closingAStoreLeavesAClientPassedInOpenForItsOwner() {
+        try (RedisClient own = RedisClient.builder().hostAndPort(new HostAndPort("127.0.0.1", redis.port()))
+                .clientConfig(DefaultJedisClientConfig.builder().timeoutMillis(2_000).build()).build()) {
+            RedisStore borrowing = RedisStore.builder().client(own).failureMode(dev.ratelimit.FailureMode.FAIL_CLOSED).build();
+            RateLimiter limiter = borrowing.limiter(Limit.of("borrowed", Policy.fixedWindow(5, LONG)));
+            assertThat(limiter.tryAcquire("k").source()).isEqualTo(Source.STORE);
+            borrowing.close();
+
+            assertThat(limiter.tryAcquire("k").source()).as("the closed store").isEqualTo(Source.FAIL_CLOSED);
+            assertThat(own.ping()).as("the owner's client").isEqualTo("PONG");
+        }
     }
 
     private static List<String> scan(String pattern) {

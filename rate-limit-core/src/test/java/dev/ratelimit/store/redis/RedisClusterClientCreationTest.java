@@ -1,0 +1,212 @@
+package dev.ratelimit.store.redis;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.FailureMode;
+import dev.ratelimit.Limit;
+import dev.ratelimit.Policy;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Source;
+import dev.ratelimit.Verdict;
+import dev.ratelimit.testing.RedisCluster;
+import dev.ratelimit.testing.RedisServer;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A Cluster store creates its client on first use, which must reach a seed node: a creation that
+ * failed is tried again by later decisions, and a store closed while its client is being created
+ * stays closed. The one seed is a proxy the test controls in front of a real master: it drops
+ * connections, holds them, or passes them through.
+ */
+class RedisClusterClientCreationTest {
+    private static final Limit LIMIT = Limit.of("creation", Policy.fixedWindow(100, Duration.ofDays(1)));
+    private static RedisCluster cluster;
+
+    @BeforeAll
+    static void startCluster() {
+        cluster = RedisCluster.start(3, 0);
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        cluster.close();
+    }
+
+    @Test
+    void aClusterClientThatCouldNotBeCreatedIsCreatedByALaterDecisionOnceASeedAnswers() {
+        try (SeedProxy seed = new SeedProxy(cluster.currentMasters().get(0).port(), SeedProxy.Mode.DROP);
+             RedisStore store = store(seed)) {
+            RateLimiter limiter = store.limiter(LIMIT);
+            assertThat(limiter.tryAcquire("client").source()).as("no seed answers").isEqualTo(Source.FAIL_CLOSED);
+            assertThat(limiter.tryAcquire("client").source()).as("still none").isEqualTo(Source.FAIL_CLOSED);
+
+            seed.relay();
+            Decision d = limiter.tryAcquire("client");
+            assertThat(d.source()).as("the seed answers").isEqualTo(Source.STORE);
+            assertThat(d.remaining()).isEqualTo(99);
+        }
+    }
+
+    @Test
+    void aStoreClosedWhileItsClusterClientIsBeingCreatedAnswersByItsFailureMode() throws Exception {
+        ExecutorService caller = Executors.newSingleThreadExecutor();
+        try (SeedProxy seed = new SeedProxy(cluster.currentMasters().get(0).port(), SeedProxy.Mode.HOLD)) {
+            RedisStore store = store(seed);
+            RateLimiter limiter = store.limiter(LIMIT);
+            Future<Decision> first = caller.submit(() -> limiter.tryAcquire("first"));
+            assertThat(seed.held.await(10, TimeUnit.SECONDS)).as("the creation reached the seed").isTrue();
+
+            store.close();
+            seed.relay(); // the creation completes, after the close
+            Decision d = first.get(10, TimeUnit.SECONDS);
+            assertThat(d.source()).isEqualTo(Source.FAIL_CLOSED);
+            assertThat(d.verdict()).isEqualTo(Verdict.STORE_UNAVAILABLE);
+            assertThat(limiter.tryAcquire("later").source()).isEqualTo(Source.FAIL_CLOSED);
+            Awaitility.await("connections of the closed store").atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50))
+                    .untilAsserted(() -> assertThat(storeConnections()).isZero());
+        } finally {
+            caller.shutdownNow();
+        }
+    }
+
+    private static RedisStore store(SeedProxy seed) {
+        return RedisStore.builder().url("redis-cluster://127.0.0.1:" + seed.port()).failureMode(FailureMode.FAIL_CLOSED)
+                .connectTimeout(Duration.ofSeconds(2)).readTimeout(Duration.ofSeconds(10))
+                .circuitBreaker(100, Duration.ofMinutes(10)).build();
+    }
+
+    private static long storeConnections() {
+        long n = 0;
+        for (RedisServer node : cluster.nodes()) {
+            for (String line : ((String) node.call("CLIENT", "LIST")).split("\n")) {
+                if (line.contains(" name=rate-limit ")) {
+                    n++;
+                }
+            }
+        }
+        return n;
+    }
+
+    /** A seed node on a port of its own: drops each connection, holds it until {@link #relay()}, or passes it to a real node. */
+    private static final class SeedProxy implements AutoCloseable {
+        enum Mode { DROP, HOLD, RELAY }
+
+        final CountDownLatch held = new CountDownLatch(1);
+        private final CountDownLatch released = new CountDownLatch(1);
+        private final ServerSocket server;
+        private final int target;
+        private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+        private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "seed-proxy");
+            t.setDaemon(true);
+            return t;
+        });
+        private volatile Mode mode;
+
+        SeedProxy(int target, Mode mode) {
+            this.target = target;
+            this.mode = mode;
+            try {
+                server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            threads.submit(this::accept);
+        }
+
+        int port() {
+            return server.getLocalPort();
+        }
+
+        /** From now on, connections (and the ones held) pass through to the real node. */
+        void relay() {
+            mode = Mode.RELAY;
+            released.countDown();
+        }
+
+        private void accept() {
+            while (!server.isClosed()) {
+                try {
+                    Socket s = server.accept();
+                    sockets.add(s);
+                    threads.submit(() -> serve(s));
+                } catch (IOException e) {
+                    return; // closed
+                }
+            }
+        }
+
+        private void serve(Socket s) {
+            try {
+                Mode m = mode;
+                if (m == Mode.DROP) {
+                    s.close();
+                    return;
+                }
+                if (m == Mode.HOLD) {
+                    held.countDown();
+                    released.await();
+                }
+                Socket upstream = new Socket(InetAddress.getLoopbackAddress(), target);
+                sockets.add(upstream);
+                threads.submit(() -> copy(s.getInputStream(), upstream.getOutputStream(), upstream));
+                copy(upstream.getInputStream(), s.getOutputStream(), s);
+            } catch (IOException | InterruptedException e) {
+                close(s);
+            }
+        }
+
+        private static Void copy(InputStream in, OutputStream out, Socket to) {
+            byte[] buffer = new byte[8192];
+            try {
+                for (int n; (n = in.read(buffer)) >= 0; ) {
+                    out.write(buffer, 0, n);
+                    out.flush();
+                }
+            } catch (IOException ignored) {
+                // either side went away
+            }
+            close(to);
+            return null;
+        }
+
+        private static void close(Socket s) {
+            try {
+                s.close();
+            } catch (IOException ignored) {
+                // closing
+            }
+        }
+
+        @Override
+        public void close() {
+            try {
+                server.close();
+            } catch (IOException ignored) {
+                // closing
+            }
+            sockets.forEach(SeedProxy::close);
+            threads.shutdownNow();
+        }
+    }
+}

@@ -178,6 +178,40 @@ class RedisClusterMasterDownTest {
         }
     }
 
+    @Test
+    void afterAMasterRestartsOneDecisionFailsOnItsDeadPooledConnectionsAndTheNextGoesOnAFreshOne() throws Exception {
+        try (RedisCluster cluster = RedisCluster.start(3, 0);
+             RedisStore store = RedisStore.builder().url(cluster.url()).failureMode(FailureMode.FAIL_CLOSED)
+                     .readTimeout(Duration.ofSeconds(1)).circuitBreaker(100, Duration.ofMinutes(10)).build()) {
+            RedisServer restarting = cluster.currentMasters().get(0);
+            String client = clientOn(cluster, restarting, true);
+            RateLimiter limiter = store.limiter(LIMIT);
+            assertThat(limiter.tryAcquire(client).source()).isEqualTo(Source.STORE);
+            // Eight calls held at once: the master's pool now keeps eight connections, as under load.
+            restarting.clientPause(300);
+            ExecutorService threads = Executors.newFixedThreadPool(8);
+            try {
+                List<Future<Decision>> held = new ArrayList<>();
+                for (int i = 0; i < 8; i++) {
+                    held.add(threads.submit(() -> limiter.tryAcquire(client)));
+                }
+                for (Future<Decision> f : held) {
+                    assertThat(f.get().source()).isEqualTo(Source.STORE);
+                }
+            } finally {
+                threads.shutdownNow();
+            }
+
+            restarting.restart(); // empty: no persistence
+            cluster.awaitHealthy();
+            // Jedis tries a call three times, each on a pooled connection the restart broke.
+            assertThat(limiter.tryAcquire(client).source()).as("on the dead connections").isEqualTo(Source.FAIL_CLOSED);
+            Decision next = limiter.tryAcquire(client);
+            assertThat(next.source()).as("the dead connections dropped after the failure").isEqualTo(Source.STORE);
+            assertThat(next.remaining()).isEqualTo(99);
+        }
+    }
+
     /** A client id whose keys live on {@code master} ({@code on}) or on another master ({@code !on}). */
     private static String clientOn(RedisCluster cluster, RedisServer master, boolean on) {
         for (int i = 0; ; i++) {

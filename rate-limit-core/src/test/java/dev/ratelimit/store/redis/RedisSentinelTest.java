@@ -1,5 +1,7 @@
 package dev.ratelimit.store.redis;
 
+import dev.ratelimit.Decision;
+import dev.ratelimit.FailureMode;
 import dev.ratelimit.Limit;
 import dev.ratelimit.Policy;
 import dev.ratelimit.RateLimiter;
@@ -9,6 +11,11 @@ import dev.ratelimit.testing.Resp;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,6 +35,38 @@ class RedisSentinelTest {
             assertThat(master.call("DBSIZE")).as("keys in database 0").isEqualTo(0L);
             String db1 = Resp.info(master.port(), "keyspace", "db1");
             assertThat(db1).as("keys in database 1 (from the URL)").startsWith("keys=1,");
+        }
+    }
+
+    @Test
+    void afterTheMasterRestartsACallSentAgainGoesOnAFreshConnectionNotAnotherDeadOne() throws Exception {
+        try (RedisServer master = RedisServer.start();
+             RedisServer sentinel = RedisServer.startSentinel(master, "ratelimit");
+             RedisStore store = RedisStore.builder().url("redis-sentinel://127.0.0.1:" + sentinel.port() + "/ratelimit")
+                     .failureMode(FailureMode.FAIL_CLOSED).pipelining(false)
+                     .readTimeout(Duration.ofSeconds(5)).connectTimeout(Duration.ofSeconds(2)).build()) {
+            RateLimiter limiter = store.limiter(Limit.of("sentinel-restart", Policy.fixedWindow(5, Duration.ofDays(1))));
+            assertThat(limiter.tryAcquire("warm-up").source()).isEqualTo(Source.STORE);
+            // Three calls held together by a pause, each on a pooled connection of its own.
+            master.clientPause(300);
+            ExecutorService threads = Executors.newFixedThreadPool(3);
+            try {
+                List<Future<Decision>> held = new ArrayList<>();
+                for (int i = 0; i < 3; i++) {
+                    String client = "held-" + i;
+                    held.add(threads.submit(() -> limiter.tryAcquire(client)));
+                }
+                for (Future<Decision> f : held) {
+                    assertThat(f.get().source()).isEqualTo(Source.STORE);
+                }
+            } finally {
+                threads.shutdownNow();
+            }
+
+            master.restart(); // same port, empty
+            Decision after = limiter.tryAcquire("client");
+            assertThat(after.source()).isEqualTo(Source.STORE);
+            assertThat(after.remaining()).isEqualTo(4);
         }
     }
 }

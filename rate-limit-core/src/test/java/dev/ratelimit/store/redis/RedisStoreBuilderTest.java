@@ -5,6 +5,8 @@ import dev.ratelimit.FailureMode;
 import dev.ratelimit.InvalidConfigurationException;
 import dev.ratelimit.StoreHealth;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.SslOptions;
 
 import java.time.Duration;
@@ -93,6 +95,42 @@ class RedisStoreBuilderTest {
         assertThatThrownBy(() -> b.clock(null)).hasMessage("clock: must not be null");
         assertThatThrownBy(() -> b.url("redis://u:pw@host:port")).isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageNotContaining("pw@");
+    }
+
+    @Test
+    void theEdgesOfEachRangeAreAcceptedAndOneBeyondIsRefused() {
+        RedisStore.Builder b = RedisStore.builder();
+        assertThat(b.poolSize(1)).isSameAs(b);
+        assertThat(b.poolSize(1024)).isSameAs(b);
+        assertThatThrownBy(() -> b.poolSize(1025)).hasMessage("poolSize: must be in 1..1024, was 1025");
+        assertThat(b.readTimeout(Duration.ofMillis(1))).isSameAs(b);
+        assertThat(b.readTimeout(Duration.ofSeconds(60))).isSameAs(b);
+        assertThatThrownBy(() -> b.readTimeout(Duration.ofMillis(60_001))).hasMessage("readTimeout: must be between 1 ms and 60 s, was PT1M0.001S");
+        assertThat(b.fallbackShare(1.0)).isSameAs(b);
+        assertThat(b.circuitBreaker(1, Duration.ofSeconds(1))).isSameAs(b);
+        assertThatThrownBy(() -> b.circuitBreaker(3, Duration.ofHours(1).plusMillis(1)))
+                .hasMessage("circuitBreaker.openFor: must be between 1 ms and PT1H, was PT1H0.001S");
+        assertThatThrownBy(() -> b.circuitBreaker(3, null)).hasMessage("circuitBreaker.openFor: must be between 1 ms and PT1H, was null");
+        assertThat(b.clientKeySecret("0123456789abcdef")).as("16 characters").isSameAs(b);
+        String longest = "p".repeat(64);
+        assertThat(b.keyPrefix(longest)).isSameAs(b);
+        assertThatThrownBy(() -> b.keyPrefix(longest + "p")).hasMessageEndingWith("was \"" + longest + "p\"");
+        assertThatThrownBy(() -> b.keyPrefix(null)).hasMessageEndingWith(", was null");
+        assertThatThrownBy(() -> b.client(null)).hasMessage("client: must not be null");
+        assertThatThrownBy(() -> b.sslOptions(null)).hasMessage("sslOptions: must not be null");
+    }
+
+    @Test
+    void aStoreTakesEitherAUrlOrAClientNotBoth() {
+        try (RedisClient client = RedisClient.builder().hostAndPort(new HostAndPort("127.0.0.1", 1)).build()) {
+            assertThatThrownBy(() -> RedisStore.builder().url("redis://u:pw@cache:6379").client(client).build())
+                    .isInstanceOf(InvalidConfigurationException.class)
+                    .hasMessage("client: set either url or client, not both; url was \"redis://***@cache:6379\"")
+                    .hasMessageNotContaining("pw@");
+            try (RedisStore store = RedisStore.builder().client(client).build()) {
+                assertThat(store.toString()).startsWith("RedisStore[(client RedisClient), failureMode=LOCAL_FALLBACK");
+            }
+        }
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.ratelimit.store.redis;
 import dev.ratelimit.Decision;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.Limit;
+import dev.ratelimit.ManualClock;
 import dev.ratelimit.Policy;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimiter;
@@ -146,6 +147,44 @@ class RedisClusterMasterDownTest {
             assertThat(stayed.source()).as("a client of the live owner, in another slot").isEqualTo(Source.STORE);
             assertThat(stayed.remaining()).isEqualTo(98);
             assertThat(store.health()).as("the dead master's breaker").isEqualTo(StoreHealth.CIRCUIT_OPEN);
+        }
+    }
+
+    @Test
+    void aProbeRedirectedToADeadImportingMasterLeavesTheOwnersBreakerFreeToProbeAgain() {
+        ManualClock clock = new ManualClock(1_000_000_000_000L);
+        try (RedisCluster cluster = RedisCluster.start(2, 0);
+             RedisStore store = RedisStore.builder().url(cluster.url()).failureMode(FailureMode.FAIL_CLOSED).clock(clock)
+                     .readTimeout(Duration.ofMillis(500)).circuitBreaker(1, Duration.ofSeconds(1)).build()) {
+            RedisServer owner = cluster.currentMasters().get(0);
+            String mover = clientOn(cluster, owner, true);
+            String stayer = null;
+            for (int i = 0; stayer == null; i++) {
+                int slot = cluster.slot(keyOf("stayer-" + i));
+                if (slot != cluster.slot(keyOf(mover)) && cluster.masterOf(slot) == owner) {
+                    stayer = "stayer-" + i;
+                }
+            }
+            RateLimiter limiter = store.limiter(LIMIT);
+            assertThat(limiter.tryAcquire(mover).source()).isEqualTo(Source.STORE);
+            // The owner stops answering once: its breaker (threshold 1) opens.
+            owner.pause();
+            try {
+                assertThat(limiter.tryAcquire(stayer).source()).as("timed out").isEqualTo(Source.FAIL_CLOSED);
+            } finally {
+                owner.resume();
+            }
+            // The mover's slot is half moved to a new master when that master dies.
+            RedisServer importing = cluster.addMaster();
+            cluster.startMigration(cluster.slot(keyOf(mover)), importing).moveKeys();
+            importing.kill();
+
+            clock.advance(Duration.ofSeconds(2));
+            assertThat(limiter.tryAcquire(mover).source()).as("the owner's probe, sent on to the dead master (ASK)")
+                    .isEqualTo(Source.FAIL_CLOSED);
+            Decision stayed = limiter.tryAcquire(stayer);
+            assertThat(stayed.source()).as("the owner's next probe").isEqualTo(Source.STORE);
+            assertThat(stayed.remaining()).as("the call that timed out ran when the owner woke").isEqualTo(98);
         }
     }
 

@@ -268,6 +268,38 @@ class RedisStoreTest {
         }
     }
 
+    @Test
+    void aStoreOpensAtMostPoolSizeConnectionsToANodeHoweverManyCallersWait() throws Exception {
+        try (RedisServer own = RedisServer.start();
+             RedisStore small = RedisStore.builder().url(own.url()).pipelining(false).poolSize(3)
+                     .readTimeout(Duration.ofSeconds(5)).build()) {
+            RateLimiter limiter = small.limiter(Limit.of("pool", Policy.fixedWindow(100, LONG)));
+            assertThat(limiter.tryAcquire("warm-up").source()).isEqualTo(Source.STORE); // one connection
+            long before = connectionsReceived(own);
+            own.call("CLIENT", "PAUSE", 300, "WRITE"); // holds the callers' calls: each wants a connection
+            ExecutorService threads = Executors.newFixedThreadPool(8);
+            try {
+                List<Future<Decision>> held = new ArrayList<>();
+                for (int i = 0; i < 8; i++) {
+                    String client = "caller-" + i;
+                    held.add(threads.submit(() -> limiter.tryAcquire(client)));
+                }
+                for (Future<Decision> f : held) {
+                    assertThat(f.get().source()).isEqualTo(Source.STORE);
+                }
+            } finally {
+                threads.shutdownNow();
+            }
+            // Beside the store's: one connection for the PAUSE, one for the INFO that counts.
+            long opened = connectionsReceived(own) - before - 2;
+            assertThat(opened).as("connections the store opened beside the warm-up's").isBetween(1L, 2L);
+        }
+    }
+
+    private static long connectionsReceived(RedisServer server) {
+        return Long.parseLong(dev.ratelimit.testing.Resp.info(server.port(), "stats", "total_connections_received"));
+    }
+
     private static List<String> scan(String pattern) {
         List<String> keys = new ArrayList<>();
         String cursor = "0";

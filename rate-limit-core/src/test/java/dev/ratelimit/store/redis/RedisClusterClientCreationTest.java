@@ -4,6 +4,7 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.Limit;
 import dev.ratelimit.Policy;
+import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Source;
 import dev.ratelimit.Verdict;
@@ -13,6 +14,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.exceptions.JedisException;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -54,11 +56,20 @@ class RedisClusterClientCreationTest {
 
     @Test
     void aClusterClientThatCouldNotBeCreatedIsCreatedByALaterDecisionOnceASeedAnswers() {
+        List<Throwable> errors = new CopyOnWriteArrayList<>();
+        RateLimitListener listener = new RateLimitListener() {
+            @Override
+            public void onStoreError(Throwable error) {
+                errors.add(error);
+            }
+        };
         try (SeedProxy seed = new SeedProxy(cluster.currentMasters().get(0).port(), SeedProxy.Mode.DROP);
-             RedisStore store = store(seed)) {
+             RedisStore store = store(seed, listener)) {
             RateLimiter limiter = store.limiter(LIMIT);
             assertThat(limiter.tryAcquire("client").source()).as("no seed answers").isEqualTo(Source.FAIL_CLOSED);
             assertThat(limiter.tryAcquire("client").source()).as("still none").isEqualTo(Source.FAIL_CLOSED);
+            // The listener hears Jedis' own exception, not the wrapper of the attempt that callers share.
+            assertThat(errors).hasSize(2).allSatisfy(e -> assertThat(e).isInstanceOf(JedisException.class));
 
             seed.relay();
             Decision d = limiter.tryAcquire("client");
@@ -90,7 +101,11 @@ class RedisClusterClientCreationTest {
     }
 
     private static RedisStore store(SeedProxy seed) {
-        return RedisStore.builder().url("redis-cluster://127.0.0.1:" + seed.port()).failureMode(FailureMode.FAIL_CLOSED)
+        return store(seed, RateLimitListener.NONE);
+    }
+
+    private static RedisStore store(SeedProxy seed, RateLimitListener listener) {
+        return RedisStore.builder().url("redis-cluster://127.0.0.1:" + seed.port()).failureMode(FailureMode.FAIL_CLOSED).listener(listener)
                 .connectTimeout(Duration.ofSeconds(2)).readTimeout(Duration.ofSeconds(10))
                 .circuitBreaker(100, Duration.ofMinutes(10)).build();
     }

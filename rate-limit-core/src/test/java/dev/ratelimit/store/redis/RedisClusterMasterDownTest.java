@@ -221,13 +221,14 @@ class RedisClusterMasterDownTest {
     void afterAMasterRestartsOneDecisionFailsOnItsDeadPooledConnectionsAndTheNextGoesOnAFreshOne() throws Exception {
         try (RedisCluster cluster = RedisCluster.start(3, 0);
              RedisStore store = RedisStore.builder().url(cluster.url()).failureMode(FailureMode.FAIL_CLOSED)
-                     .readTimeout(Duration.ofSeconds(1)).circuitBreaker(100, Duration.ofMinutes(10)).build()) {
+                     .readTimeout(Duration.ofSeconds(5)).circuitBreaker(100, Duration.ofMinutes(10)).build()) {
             RedisServer restarting = cluster.currentMasters().get(0);
             String client = clientOn(cluster, restarting, true);
             RateLimiter limiter = store.limiter(LIMIT);
             assertThat(limiter.tryAcquire(client).source()).isEqualTo(Source.STORE);
-            // Eight calls held at once: the master's pool now keeps eight connections, as under load.
-            restarting.clientPause(300);
+            // Eight calls held at once (a second, so that all are in flight on a loaded machine): the
+            // master's pool now keeps eight connections, as under load.
+            restarting.clientPause(1_000);
             ExecutorService threads = Executors.newFixedThreadPool(8);
             try {
                 List<Future<Decision>> held = new ArrayList<>();

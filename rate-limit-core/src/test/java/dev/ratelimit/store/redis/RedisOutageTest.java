@@ -471,8 +471,9 @@ class RedisOutageTest {
                 .pipelining(false).poolSize(4).readTimeout(Duration.ofSeconds(5)).build()) {
             RateLimiter limiter = store.limiter(LIMIT);
             assertThat(limiter.tryAcquire("warm-up").source()).isEqualTo(Source.STORE);
-            // Three calls held together by a pause, each on a pooled connection of its own.
-            redis.call("CLIENT", "PAUSE", 300, "WRITE");
+            // Three calls held together by a pause (a second, so that all are in flight on a loaded
+            // machine), each on a pooled connection of its own.
+            redis.call("CLIENT", "PAUSE", 1_000, "WRITE");
             ExecutorService threads = Executors.newFixedThreadPool(3);
             try {
                 List<Future<Decision>> held = new ArrayList<>();

@@ -98,7 +98,9 @@ class LenientPathProperties {
 
     @Provide
     Arbitrary<String> paths() {
-        return Arbitraries.of(SEGMENTS).list().ofMinSize(1).ofMaxSize(5).map(segments -> "/" + String.join("/", segments));
+        Arbitrary<String> any = Arbitraries.of(SEGMENTS).list().ofMinSize(1).ofMaxSize(5).map(segments -> "/" + String.join("/", segments));
+        // Also spellings around the limited servlets, which purely random segments seldom reach.
+        return Arbitraries.oneOf(any, any.map(path -> "/api" + path), any.map(path -> path + "/scan"), any.map(path -> "/api" + path + "/scan"));
     }
 
     @Property(tries = 1000)

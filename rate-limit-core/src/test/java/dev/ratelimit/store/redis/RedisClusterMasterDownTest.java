@@ -15,12 +15,9 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -87,18 +84,7 @@ class RedisClusterMasterDownTest {
             // Three calls held at once: the master's pool now keeps three connections ready, as under
             // load, and a call sent again goes out at once on one of them.
             frozen.clientPause(100);
-            ExecutorService threads = Executors.newFixedThreadPool(3);
-            try {
-                List<Future<Decision>> held = new ArrayList<>();
-                for (int i = 0; i < 3; i++) {
-                    held.add(threads.submit(() -> limiter.tryAcquire(client)));
-                }
-                for (Future<Decision> f : held) {
-                    assertThat(f.get().source()).isEqualTo(Source.STORE);
-                }
-            } finally {
-                threads.shutdownNow();
-            }
+            HeldCalls.decidedTogetherByRedis(limiter, Collections.nCopies(3, client));
 
             frozen.pause();
             try {
@@ -229,18 +215,7 @@ class RedisClusterMasterDownTest {
             // Eight calls held at once (a second, so that all are in flight on a loaded machine): the
             // master's pool now keeps eight connections, as under load.
             restarting.clientPause(1_000);
-            ExecutorService threads = Executors.newFixedThreadPool(8);
-            try {
-                List<Future<Decision>> held = new ArrayList<>();
-                for (int i = 0; i < 8; i++) {
-                    held.add(threads.submit(() -> limiter.tryAcquire(client)));
-                }
-                for (Future<Decision> f : held) {
-                    assertThat(f.get().source()).isEqualTo(Source.STORE);
-                }
-            } finally {
-                threads.shutdownNow();
-            }
+            HeldCalls.decidedTogetherByRedis(limiter, Collections.nCopies(8, client));
 
             restarting.restart(); // empty: no persistence
             cluster.awaitHealthy();

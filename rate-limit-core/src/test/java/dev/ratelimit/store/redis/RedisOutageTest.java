@@ -474,19 +474,7 @@ class RedisOutageTest {
             // Three calls held together by a pause (a second, so that all are in flight on a loaded
             // machine), each on a pooled connection of its own.
             redis.call("CLIENT", "PAUSE", 1_000, "WRITE");
-            ExecutorService threads = Executors.newFixedThreadPool(3);
-            try {
-                List<Future<Decision>> held = new ArrayList<>();
-                for (int i = 0; i < 3; i++) {
-                    String client = "held-" + i;
-                    held.add(threads.submit(() -> limiter.tryAcquire(client)));
-                }
-                for (Future<Decision> f : held) {
-                    assertThat(f.get().source()).isEqualTo(Source.STORE);
-                }
-            } finally {
-                threads.shutdownNow();
-            }
+            HeldCalls.decidedTogetherByRedis(limiter, List.of("held-0", "held-1", "held-2"));
 
             redis.restart();
             Decision after = limiter.tryAcquire("client");

@@ -11,11 +11,7 @@ import dev.ratelimit.testing.Resp;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -49,19 +45,7 @@ class RedisSentinelTest {
             assertThat(limiter.tryAcquire("warm-up").source()).isEqualTo(Source.STORE);
             // Three calls held together by a pause, each on a pooled connection of its own.
             master.call("CLIENT", "PAUSE", 1_000, "WRITE"); // not the Sentinel's pings: it must not think the master down
-            ExecutorService threads = Executors.newFixedThreadPool(3);
-            try {
-                List<Future<Decision>> held = new ArrayList<>();
-                for (int i = 0; i < 3; i++) {
-                    String client = "held-" + i;
-                    held.add(threads.submit(() -> limiter.tryAcquire(client)));
-                }
-                for (Future<Decision> f : held) {
-                    assertThat(f.get().source()).isEqualTo(Source.STORE);
-                }
-            } finally {
-                threads.shutdownNow();
-            }
+            HeldCalls.decidedTogetherByRedis(limiter, List.of("held-0", "held-1", "held-2"));
 
             master.restart(); // same port, empty
             Decision after = limiter.tryAcquire("client");

@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.IntStream;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -277,19 +278,7 @@ class RedisStoreTest {
             assertThat(limiter.tryAcquire("warm-up").source()).isEqualTo(Source.STORE); // one connection
             long before = connectionsReceived(own);
             own.call("CLIENT", "PAUSE", 300, "WRITE"); // holds the callers' calls: each wants a connection
-            ExecutorService threads = Executors.newFixedThreadPool(8);
-            try {
-                List<Future<Decision>> held = new ArrayList<>();
-                for (int i = 0; i < 8; i++) {
-                    String client = "caller-" + i;
-                    held.add(threads.submit(() -> limiter.tryAcquire(client)));
-                }
-                for (Future<Decision> f : held) {
-                    assertThat(f.get().source()).isEqualTo(Source.STORE);
-                }
-            } finally {
-                threads.shutdownNow();
-            }
+            HeldCalls.decidedTogetherByRedis(limiter, IntStream.range(0, 8).mapToObj(i -> "caller-" + i).toList());
             // Beside the store's: one connection for the PAUSE, one for the INFO that counts.
             long opened = connectionsReceived(own) - before - 2;
             assertThat(opened).as("connections the store opened beside the warm-up's").isBetween(1L, 2L);

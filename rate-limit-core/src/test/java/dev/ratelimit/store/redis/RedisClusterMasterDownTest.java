@@ -107,13 +107,7 @@ class RedisClusterMasterDownTest {
                      .readTimeout(Duration.ofSeconds(1)).circuitBreaker(THRESHOLD, Duration.ofMinutes(10)).build()) {
             RedisServer owner = cluster.currentMasters().get(0);
             String mover = clientOn(cluster, owner, true);
-            String stayer = null;
-            for (int i = 0; stayer == null; i++) {
-                int slot = cluster.slot(keyOf("stayer-" + i));
-                if (slot != cluster.slot(keyOf(mover)) && cluster.masterOf(slot) == owner) {
-                    stayer = "stayer-" + i;
-                }
-            }
+            String stayer = stayerBeside(cluster, owner, mover);
             RateLimiter limiter = store.limiter(LIMIT);
             assertThat(limiter.tryAcquire(mover).source()).isEqualTo(Source.STORE);
             assertThat(limiter.tryAcquire(stayer).source()).isEqualTo(Source.STORE);
@@ -144,13 +138,7 @@ class RedisClusterMasterDownTest {
                      .readTimeout(Duration.ofMillis(500)).circuitBreaker(1, Duration.ofSeconds(1)).build()) {
             RedisServer owner = cluster.currentMasters().get(0);
             String mover = clientOn(cluster, owner, true);
-            String stayer = null;
-            for (int i = 0; stayer == null; i++) {
-                int slot = cluster.slot(keyOf("stayer-" + i));
-                if (slot != cluster.slot(keyOf(mover)) && cluster.masterOf(slot) == owner) {
-                    stayer = "stayer-" + i;
-                }
-            }
+            String stayer = stayerBeside(cluster, owner, mover);
             RateLimiter limiter = store.limiter(LIMIT);
             assertThat(limiter.tryAcquire(mover).source()).isEqualTo(Source.STORE);
             // The owner stops answering once: its breaker (threshold 1) opens.
@@ -239,5 +227,15 @@ class RedisClusterMasterDownTest {
 
     private static String keyOf(String client) {
         return "rl:" + LIMIT.name() + ":" + LIMIT.fingerprint() + ":{" + ClientHash.sha256().of(client) + "}:0";
+    }
+
+    /** A client whose keys {@code owner} holds, in another slot than {@code mover}'s: it stays when that slot moves. */
+    private static String stayerBeside(RedisCluster cluster, RedisServer owner, String mover) {
+        for (int i = 0; ; i++) {
+            int slot = cluster.slot(keyOf("stayer-" + i));
+            if (slot != cluster.slot(keyOf(mover)) && cluster.masterOf(slot) == owner) {
+                return "stayer-" + i;
+            }
+        }
     }
 }

@@ -144,11 +144,12 @@ final class Endpoints {
                 return decodedPathOf(request);
             }
         }
-        String path = (servletPath == null ? "" : routed(servletPath)) + (pathInfo == null ? "" : normalize(pathInfo));
-        return path.length() > 1 && path.endsWith("/") ? path.substring(0, path.length() - 1) : path.isEmpty() ? "/" : path;
+        String path = routed(servletPath) + resolvedWithin(pathInfo);
+        return path.isEmpty() ? "/" : path;
     }
 
     /**
+     * A servlet path without empty or {@code .} segments or a trailing slash ("" for none or the root).
      * The container resolved every {@code ..} it routes by: one left in its servlet path or path info came
      * from a decoded {@code %2F} (Jetty under {@code UriCompliance.LEGACY} with {@code setDecodeAmbiguousURIs}),
      * and resolving it over the whole path would take the request out of the servlet the container chose:
@@ -159,13 +160,25 @@ final class Endpoints {
      * and is kept as it is in a servlet path, by which the container routed.
      */
     private static String routed(String servletPath) {
+        if (servletPath == null) {
+            return "";
+        }
         boolean clean = servletPath.isEmpty() || servletPath.charAt(0) == '/' && servletPath.indexOf("//") < 0
-                && servletPath.indexOf("/.") < 0;
+                && servletPath.indexOf("/.") < 0 && !servletPath.endsWith("/");
         if (clean) {
             return servletPath;
         }
         String kept = withoutEmptyOrDotSegments(servletPath);
         return kept.equals("/") ? "" : kept;
+    }
+
+    /** The path info with its dots resolved within it ({@link #normalize}); "" for none or the root. */
+    private static String resolvedWithin(String pathInfo) {
+        if (pathInfo == null) {
+            return "";
+        }
+        String resolved = normalize(pathInfo);
+        return resolved.equals("/") ? "" : resolved;
     }
 
     /** {@code /} and the segments of {@code path} joined by {@code /}, without empty or {@code .} ones; {@code ..} kept. */

@@ -92,15 +92,28 @@ final class OutageLog {
         if (cause == null) {
             return "no cause";
         }
+        String text = withRoot(cause);
+        Throwable root = rootOf(cause);
+        if (root.getSuppressed().length > 0) {
+            // Jedis' "Could not initialize cluster slots cache." says why only in the first node's
+            // failure, which it adds as suppressed (a wrong password: WRONGPASS; not a cluster: ERR).
+            text += " (first failure: " + withRoot(root.getSuppressed()[0]) + ")";
+        }
+        text = text.replaceAll("[\\r\\n\\p{Cntrl}]", " ");
+        return text.length() > 300 ? text.substring(0, 300) + "..." : text;
+    }
+
+    private static String withRoot(Throwable cause) {
         String text = cause.getClass().getSimpleName() + ": " + cause.getMessage();
+        Throwable root = rootOf(cause);
+        return root == cause ? text : text + " (caused by " + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
+    }
+
+    private static Throwable rootOf(Throwable cause) {
         Throwable root = cause;
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
-        if (root != cause) {
-            text += " (caused by " + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
-        }
-        text = text.replaceAll("[\\r\\n\\p{Cntrl}]", " ");
-        return text.length() > 300 ? text.substring(0, 300) + "..." : text;
+        return root;
     }
 }

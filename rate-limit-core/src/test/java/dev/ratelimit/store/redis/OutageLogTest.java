@@ -121,6 +121,19 @@ class OutageLogTest {
     }
 
     @Test
+    void aCauseWithoutACauseOfItsOwnIsDescribedWithItsFirstSuppressedFailure() {
+        IllegalStateException slots = new IllegalStateException("Could not initialize cluster slots cache.");
+        slots.addSuppressed(new IllegalArgumentException("WRONGPASS invalid username-password pair", new java.io.IOException("x")));
+        slots.addSuppressed(new IllegalArgumentException("second node"));
+
+        assertThat(OutageLog.describe(slots)).isEqualTo("IllegalStateException: Could not initialize cluster slots cache. "
+                + "(first failure: IllegalArgumentException: WRONGPASS invalid username-password pair (caused by IOException: x))");
+        assertThat(OutageLog.describe(new RuntimeException("wrapped", slots))).isEqualTo("RuntimeException: wrapped "
+                + "(caused by IllegalStateException: Could not initialize cluster slots cache.) "
+                + "(first failure: IllegalArgumentException: WRONGPASS invalid username-password pair (caused by IOException: x))");
+    }
+
+    @Test
     void linesToALoggerAreWarningsAndInfos() {
         List<String> logged = new ArrayList<>();
         org.slf4j.Logger logger = (org.slf4j.Logger) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),

@@ -12,7 +12,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -83,6 +86,22 @@ class RedisClusterAclTest {
             assertThat(deniedByAcl(node)).as("ACL LOG of %s: only the optional CLIENT SETNAME", node)
                     .allMatch(object -> object.equals("client|setname"));
         }
+    }
+
+    @Test
+    void aWrongPasswordIsNamedInTheOutageLineNotJustTheSlotMapThatCouldNotBeRead() {
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        PrintStream stderr = System.err;
+        System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
+        String url = cluster.url().replace("redis-cluster://", "redis-cluster://nobody:not-the-password@");
+        try (RedisStore store = RedisStore.builder().url(url).failureMode(FailureMode.FAIL_OPEN).build()) {
+            assertThat(store.limiter(LIMIT).tryAcquire("client").source()).isEqualTo(Source.FAIL_OPEN);
+        } finally {
+            System.setErr(stderr);
+        }
+        String failing = log.toString(StandardCharsets.UTF_8).lines().filter(l -> l.contains("is failing")).findFirst().orElseThrow();
+        assertThat(failing).contains("Could not initialize cluster slots cache.").contains("WRONGPASS")
+                .doesNotContain("not-the-password");
     }
 
     /** Every {@code ACL SETUSER ratelimit ...} line of the README, word for word, without a trailing comment. */

@@ -13,8 +13,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -63,19 +61,6 @@ class ReadmeExampleTest {
 
     @Test
     void theReadmeShowsExactlyThisCode() throws IOException {
-        String source = Files.readString(Path.of("src/test/java/dev/ratelimit/docs/ReadmeExampleTest.java"));
-        String example = source.substring(source.indexOf("// README:begin") + "// README:begin".length(), source.indexOf("// README:end"));
-        String readme = Files.readString(Path.of("../README.md"));
-        assertThat(normalize(readme)).contains(normalize(example));
-    }
-
-    private static String normalize(String text) {
-        StringBuilder out = new StringBuilder();
-        for (String line : text.strip().split("\n")) {
-            if (!line.isBlank()) {
-                out.append(line.strip()).append('\n');
-            }
-        }
-        return out.toString();
+        ReadmeText.assertShows("src/test/java/dev/ratelimit/docs/ReadmeExampleTest.java");
     }
 }

@@ -12,7 +12,7 @@ public enum Setting {
     HOST("RATE_LIMIT_HOST", "0.0.0.0", "address to listen on"),
     REDIS_URL("REDIS_URL", "unset: in-memory store",
             "share limits through Redis: redis://[user:password@]host:port[/db], rediss://... for TLS, "
-                    + "redis-cluster://host1:port1,host2:port2, rediss-cluster://... for TLS, redis-sentinel://host:port/master"),
+                    + "redis-cluster://host1:port1,host2:port2, rediss-cluster://... for TLS, redis-sentinel://host1:port1[,host2:port2]/master[/db]"),
     CONFIG("RATE_LIMIT_CONFIG", "the bundled free/pro/enterprise tiers", "a JSON file replacing the bundled tiers"),
     FAILURE_MODE("RATE_LIMIT_FAILURE_MODE", "LOCAL_FALLBACK with Redis, else FAIL_OPEN",
             "when Redis (or anything else) cannot decide: FAIL_OPEN (allow), FAIL_CLOSED (503), LOCAL_FALLBACK "

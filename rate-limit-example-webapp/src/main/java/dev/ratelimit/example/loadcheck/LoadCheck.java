@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -27,7 +28,9 @@ import java.util.stream.Collectors;
  * </pre>
  * Exit code 0 when every client stayed within its bound, 1 when one did not (several instances with
  * separate in-memory stores, for example), 2 for a bad command line, 3 when no request was answered.
- * Runs longer than {@code --progress} (default 5s) print progress as they go.
+ * Runs longer than {@code --progress} (default 5s) print progress as they go. When the servers serve
+ * the example's {@code /metrics}, the check also says how many requests they decided without their
+ * store during the run ({@link StoreOutcomes}), which an OVER verdict then blames.
  */
 public final class LoadCheck {
     static final int OK = 0;
@@ -59,6 +62,7 @@ public final class LoadCheck {
                 DurationFormat.format(options.duration()), options.urls().stream().map(URI::toString).collect(Collectors.joining(", ")),
                 options.runId());
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(options.timeout()).build();
+        Optional<StoreOutcomes> before = StoreOutcomes.read(http, options.urls(), options.timeout());
         long start = clock.nowMicros();
         long deadline = start + options.duration().toNanos() / 1_000;
         CountDownLatch done = new CountDownLatch(options.targets().size());
@@ -85,9 +89,21 @@ public final class LoadCheck {
             out.println("FAILED: no request got a 2xx or a 429; is the server at " + options.urls() + " running?");
             return NO_ANSWERS;
         }
+        long withoutStore = 0;
+        if (before.isPresent()) {
+            Optional<StoreOutcomes> after = StoreOutcomes.read(http, options.urls(), options.timeout());
+            withoutStore = after.map(a -> a.since(before.get()).withoutStore()).orElse(0L);
+            if (withoutStore > 0) {
+                long all = withoutStore + after.get().since(before.get()).byStore();
+                out.printf("the servers decided %d of %d requests without their store (their /metrics: local fallback, "
+                        + "fail-open or 503): was Redis failing or slower than its timeout? See their logs and /health%n",
+                        withoutStore, all);
+            }
+        }
         if (report.exceeded()) {
-            out.println("FAILED: some clients were admitted more than their limit allows (rows marked OVER): "
-                    + "do the instances share one store (REDIS_URL)?");
+            out.println("FAILED: some clients were admitted more than their limit allows (rows marked OVER): " + (withoutStore > 0
+                    ? "decisions made without the store are each instance's alone (under LOCAL_FALLBACK, its fallback share of the limit)"
+                    : "do the instances share one store (REDIS_URL)?"));
             return OVER_LIMIT;
         }
         out.println("OK: every client stayed within its limit's bound");

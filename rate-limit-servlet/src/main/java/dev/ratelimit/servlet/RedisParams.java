@@ -45,6 +45,8 @@ record RedisParams(String url, FailureMode failureMode, Double fallbackShare, St
         } catch (NoClassDefFoundError e) {
             throw new IllegalArgumentException("a Redis store needs redis.clients:jedis on the classpath (missing "
                     + e.getMessage() + ")", e);
+        } catch (IllegalStateException e) {
+            throw new IllegalArgumentException(e.getMessage(), e); // a Jedis too old for the store
         }
     }
 

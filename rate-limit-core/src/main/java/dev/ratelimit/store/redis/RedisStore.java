@@ -360,8 +360,13 @@ public final class RedisStore implements RateLimitStore {
             return this;
         }
 
-        /** The store. Connections are opened on first use, so it builds while Redis is down. */
+        /**
+         * The store. Connections are opened on first use, so it builds while Redis is down.
+         *
+         * @throws IllegalStateException when the Jedis on the class path is older than 8, which fails every call
+         */
         public RedisStore build() {
+            JedisVersion.check();
             if (client != null && parsedUrl != null) {
                 throw new InvalidConfigurationException("client", "set either url or client, not both; url was "
                         + RedisUrl.mask(url));

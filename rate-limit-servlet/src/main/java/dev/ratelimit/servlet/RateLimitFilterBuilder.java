@@ -149,7 +149,10 @@ public final class RateLimitFilterBuilder {
         return this;
     }
 
-    /** The header carrying the API key (default {@value #DEFAULT_API_KEY_HEADER}). */
+    /**
+     * The header carrying the API key (default {@value #DEFAULT_API_KEY_HEADER}); with {@code Authorization},
+     * the token of {@code Bearer <token>}.
+     */
     public RateLimitFilterBuilder apiKeyHeader(String header) {
         this.apiKeyHeader = required("apiKeyHeader", header);
         this.identityOptionSet = true;

@@ -296,6 +296,33 @@ class ClientIdentityTest {
     }
 
     @Test
+    void withTheAuthorizationHeaderTheKeyIsTheBearerToken() {
+        start(RateLimitFilter.builder().apiKeyHeader("Authorization"));
+
+        assertThat(server.get("/api/scan", "Authorization", "Bearer sk-ent-7").headers().firstValue("X-RateLimit-Tier"))
+                .hasValue("enterprise");
+        // The scheme in any case, one or more spaces: one client, the token.
+        exhaustScan("Authorization", "bearer  sk-free-one");
+        assertThat(server.get("/api/scan", "Authorization", "BEARER sk-free-one").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/scan", "Authorization", "Bearer sk-free-two").statusCode()).isEqualTo(200);
+        assertThat(server.get("/api/scan").statusCode()).as("the address is another client").isEqualTo(200);
+    }
+
+    @Test
+    void withTheAuthorizationHeaderAnotherSchemeIsNoKeySoTheAddressCounts() {
+        start(RateLimitFilter.builder().apiKeyHeader("authorization"));
+
+        exhaustScan();
+
+        for (String credentials : List.of("Basic dXNlcjpwYXNzd29yZA==", "Bearer", "Bearer ", "Bearerish sk-ent-7", "Digest x=y")) {
+            HttpResponse<String> response = server.get("/api/scan", "Authorization", credentials);
+            assertThat(response.statusCode()).as(credentials).isEqualTo(429);
+            assertThat(response.headers().firstValue("X-RateLimit-Tier")).as(credentials).hasValue("free");
+        }
+        assertThat(server.get("/api/scan", "Authorization", "Bearer a b").statusCode()).as("a malformed token").isEqualTo(400);
+    }
+
+    @Test
     void acceptsAnApiKeyWithTheFirstAndLastVisibleAsciiCharacters() {
         start(RateLimitFilter.builder());
 

@@ -5,12 +5,17 @@ import jakarta.servlet.http.HttpServletRequest;
 
 import java.util.Enumeration;
 
-/** {@link ClientIdResolver#apiKeyOrIp}: the API key header, else the (forwarded) client address. */
+/**
+ * {@link ClientIdResolver#apiKeyOrIp}: the API key header, else the (forwarded) client address. With
+ * {@code Authorization} as the header, the key is the token of {@code Bearer <token>}, and a request
+ * with another scheme ({@code Basic ...}) is one without a key.
+ */
 final class ApiKeyOrIpResolver implements ClientIdResolver {
     /** The longest key cap accepted; containers refuse longer header lines anyway. */
     static final int MAX_KEY_LENGTH_CAP = 8192;
 
     private final String apiKeyHeader;
+    private final boolean bearer;
     private final int maxApiKeyLength;
     private final TrustedProxies trustedProxies;
     private final ForwardedHeader forwardedHeader;
@@ -35,6 +40,7 @@ final class ApiKeyOrIpResolver implements ClientIdResolver {
             throw new InvalidConfigurationException("apiKeyVerifier", "must not be null");
         }
         this.apiKeyHeader = apiKeyHeader;
+        this.bearer = apiKeyHeader.equalsIgnoreCase("Authorization");
         this.maxApiKeyLength = maxApiKeyLength;
         this.trustedProxies = trustedProxies;
         this.forwardedHeader = forwardedHeader;
@@ -48,6 +54,9 @@ final class ApiKeyOrIpResolver implements ClientIdResolver {
             String key = keys.nextElement();
             if (keys.hasMoreElements()) {
                 throw new InvalidClientException("invalid_api_key", "Send the " + apiKeyHeader + " header at most once.");
+            }
+            if (bearer) {
+                key = bearerToken(key);
             }
             // A key the verifier does not know is counted as the address, as if no key had been sent.
             if (key != null && !key.isEmpty() && isKnown(validKey(key))) {
@@ -70,6 +79,22 @@ final class ApiKeyOrIpResolver implements ClientIdResolver {
         } catch (InvalidClientException e) {
             throw new IllegalStateException("ApiKeyVerifier threw InvalidClientException (" + e.error() + ")", e);
         }
+    }
+
+    /**
+     * The token of {@code Bearer <token>} (RFC 6750: the scheme in any case, then one or more spaces),
+     * or null for another scheme, which carries no API key.
+     */
+    private static String bearerToken(String credentials) {
+        if (credentials == null || credentials.length() < 6 || !credentials.regionMatches(true, 0, "Bearer", 0, 6)) {
+            return null;
+        }
+        int start = 6;
+        while (start < credentials.length() && credentials.charAt(start) == ' ') {
+            start++;
+        }
+        // "Bearer" alone, or "Bearerx": no token, or not this scheme.
+        return start == 6 ? (credentials.length() == 6 ? "" : null) : credentials.substring(start);
     }
 
     private String validKey(String key) {

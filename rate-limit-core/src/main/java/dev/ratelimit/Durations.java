@@ -46,7 +46,7 @@ public final class Durations {
             throw new InvalidConfigurationException(field, "must be > 0, was " + d);
         }
         if (d.compareTo(MAX) > 0) {
-            throw new InvalidConfigurationException(field, "must be at most " + MAX + ", was " + d);
+            throw new InvalidConfigurationException(field, "must be at most 400 days (" + MAX + "), was " + d);
         }
         if (d.getNano() % 1_000 != 0) {
             throw new InvalidConfigurationException(field, "must be whole microseconds, was " + d);

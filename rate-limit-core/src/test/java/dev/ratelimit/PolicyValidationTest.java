@@ -37,7 +37,7 @@ class PolicyValidationTest {
     @Test
     void rejectsWindowsLongerThanFourHundredDays() {
         assertThatThrownBy(() -> Policy.fixedWindow(1, Duration.ofDays(401)))
-                .hasMessage("window: must be at most PT9600H, was PT9624H");
+                .hasMessage("window: must be at most 400 days (PT9600H), was PT9624H");
     }
 
     @Test

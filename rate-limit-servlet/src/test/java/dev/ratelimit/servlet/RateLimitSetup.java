@@ -19,7 +19,7 @@ import java.util.EnumSet;
  * ({@code RegistrationTest} deploys it in a web application and checks that the README shows exactly this).
  */
 // README:begin
-@WebListener   // or <listener> in web.xml; rate-limits.json (see Configuration) on the classpath
+@WebListener   // or <listener> in web.xml (Spring Boot: see below); rate-limits.json (see Configuration) on the classpath
 public class RateLimitSetup implements ServletContextListener {
     private final RateLimitListener metrics = RateLimitListener.NONE;   // or a MicrometerListener, see Observability
     private RateLimitStore store;

@@ -8,10 +8,12 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * Remembers, per client of one limit, that Redis rejected a request of some cost with a retry-after
- * of R, so that further requests of that cost or more are rejected here, without a Redis call, until
+ * of R, so that further requests of that same cost are rejected here, without a Redis call, until
  * {@code sentAt + R}. {@code sentAt} is this instance's clock when the rejected request was sent, before
  * Redis decided it, so the cached denial can only end early, never late: nobody can give a client
- * its tokens back early, and a larger cost never passes sooner than a smaller one.
+ * its tokens back early. Only the same cost: a larger one would be refused rightly but told a wait
+ * too short (its own is longer), a smaller one may pass. A request of the client that Redis allows
+ * ({@link #forget}) drops its denial, whose remaining quota and waits it has made stale.
  *
  * <p>Bounded and lock-free: a fixed table of {@value #SLOTS} slots, two candidate slots per client
  * hash; a new denial replaces an expired one, else the one expiring first. Only client hashes are
@@ -44,7 +46,7 @@ final class DenialCache {
                 return null;
             }
         }
-        if (now >= d.until || now < d.sentAt || cost < d.cost) {
+        if (now >= d.until || now < d.sentAt || cost != d.cost) {
             // A clock behind the rejected request's send time was stepped back: the cached end would
             // now be further away than Redis said, so ask Redis again.
             return null;
@@ -73,6 +75,17 @@ final class DenialCache {
             slot = a.until <= b.until ? first : first ^ 1;
         }
         slots.set(slot, denial);
+    }
+
+    /** Drops the client's cached denial: Redis has just allowed one of its requests, which spent some of its quota. */
+    void forget(String clientHash) {
+        int first = first(clientHash);
+        for (int slot : new int[] {first, first ^ 1}) {
+            Denial d = slots.get(slot);
+            if (d != null && d.clientHash.equals(clientHash)) {
+                slots.compareAndSet(slot, d, null);
+            }
+        }
     }
 
     private static int first(String clientHash) {

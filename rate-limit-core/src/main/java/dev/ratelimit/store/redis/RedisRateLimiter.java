@@ -126,8 +126,12 @@ final class RedisRateLimiter implements RateLimiter {
             // any Exception: a listener in Kotlin or Groovy throws checked ones undeclared)
         }
         Decision decision = toDecision(reply);
-        if (denials != null && decision.verdict() == Verdict.REJECTED) {
-            denials.remember(client, cost, sentAt, decision);
+        if (denials != null) {
+            if (decision.verdict() == Verdict.REJECTED) {
+                denials.remember(client, cost, sentAt, decision);
+            } else if (decision.verdict() == Verdict.ALLOWED) {
+                denials.forget(client);
+            }
         }
         return decision;
     }

@@ -91,6 +91,31 @@ class DenialCacheTest {
     }
 
     @Test
+    void onlyTheDeniedCostIsAnsweredALargerOrSmallerOneIsAskedOfRedis() {
+        DenialCache cache = new DenialCache(10);
+        cache.remember("c", 3, 0, rejected(5_000_000));
+
+        assertThat(cache.lookup("c", 3, 1)).isNotNull();
+        assertThat(cache.lookup("c", 4, 1)).as("refused too, but its own wait is longer").isNull();
+        assertThat(cache.lookup("c", 2, 1)).as("may pass").isNull();
+    }
+
+    @Test
+    void forgettingAClientDropsItsDenialFromEitherSlotAndNoOneElses() throws Exception {
+        List<String> clients = threeSharingASlotPair();
+        DenialCache cache = new DenialCache(10);
+        cache.remember(clients.get(0), 1, 0, rejected(5_000_000));
+        cache.remember(clients.get(1), 1, 0, rejected(6_000_000));
+
+        cache.forget(clients.get(1));
+        assertThat(cache.lookup(clients.get(1), 1, 1)).isNull();
+        assertThat(cache.lookup(clients.get(0), 1, 1)).isNotNull();
+        cache.forget(clients.get(0));
+        assertThat(cache.lookup(clients.get(0), 1, 1)).isNull();
+        cache.forget(clients.get(2)); // nothing cached: nothing happens
+    }
+
+    @Test
     void aZeroRetryAfterIsNotRememberedAndEvictsNobody() throws Exception {
         List<String> clients = threeSharingASlotPair();
         DenialCache cache = new DenialCache(10);

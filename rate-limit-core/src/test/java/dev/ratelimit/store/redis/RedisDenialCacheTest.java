@@ -22,7 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Once Redis has denied a client until T, the same instance answers that client's requests of the
- * same or a larger cost until T without calling Redis (counted with {@code INFO commandstats}).
+ * same cost until T without calling Redis (counted with {@code INFO commandstats}), until Redis
+ * allows one of its requests.
  */
 class RedisDenialCacheTest {
     private static final Limit LIMIT = Limit.of("denied", Policy.tokenBucket(2, 1, Duration.ofSeconds(10)));
@@ -60,7 +61,7 @@ class RedisDenialCacheTest {
 
             long calls = redis.decisionCalls();
             for (int i = 0; i < 50; i++) {
-                Decision cached = limiter.tryAcquire("abuser", 1 + i % 2);
+                Decision cached = limiter.tryAcquire("abuser", 1);
                 assertThat(cached.source()).isEqualTo(Source.DENIAL_CACHE);
                 assertThat(cached.verdict()).isEqualTo(Verdict.REJECTED);
                 assertThat(cached.retryAfterMicros()).isEqualTo(wait);
@@ -134,11 +135,44 @@ class RedisDenialCacheTest {
             RateLimiter limiter = store.limiter(limit);
             limiter.tryAcquire("client", 2);
             assertThat(limiter.tryAcquire("client", 2).source()).isEqualTo(Source.STORE);
-            assertThat(limiter.tryAcquire("client", 3).source()).isEqualTo(Source.DENIAL_CACHE);
+            assertThat(limiter.tryAcquire("client", 2).source()).isEqualTo(Source.DENIAL_CACHE);
             assertThat(limiter.tryAcquire("client", 4).verdict()).isEqualTo(Verdict.COST_EXCEEDS_LIMIT);
             Decision smaller = limiter.tryAcquire("client", 1);
             assertThat(smaller.source()).isEqualTo(Source.STORE);
             assertThat(smaller.verdict()).isEqualTo(Verdict.ALLOWED);
+        }
+    }
+
+    @Test
+    void aLargerCostIsAskedOfRedisAndToldItsOwnLongerWait() {
+        try (RedisStore store = RedisStore.builder().url(redis.url()).clock(clock).timeFromClock(true).build()) {
+            RateLimiter limiter = store.limiter(LIMIT); // 2 tokens, 1 back every 10 s
+            limiter.tryAcquire("client", 2);
+            assertThat(limiter.tryAcquire("client", 1).retryAfterMicros()).isEqualTo(10_000_000);
+
+            Decision larger = limiter.tryAcquire("client", 2);
+            assertThat(larger.source()).isEqualTo(Source.STORE);
+            assertThat(larger.retryAfterMicros()).as("two tokens: 20 s, not the one token's 10 s").isEqualTo(20_000_000);
+            Decision again = limiter.tryAcquire("client", 2);
+            assertThat(again.source()).isEqualTo(Source.DENIAL_CACHE);
+            assertThat(again.retryAfterMicros()).isEqualTo(20_000_000);
+        }
+    }
+
+    @Test
+    void aRequestRedisAllowsDropsTheClientsCachedDenialWhoseNumbersItMadeStale() {
+        Limit limit = Limit.of("denied-then-spent", Policy.fixedWindow(3, Duration.ofDays(400)));
+        try (RedisStore store = RedisStore.builder().url(redis.url()).clock(clock).build()) {
+            RateLimiter limiter = store.limiter(limit);
+            limiter.tryAcquire("client", 2);
+            assertThat(limiter.tryAcquire("client", 2).remaining()).isEqualTo(1);
+            assertThat(limiter.tryAcquire("client", 2).source()).isEqualTo(Source.DENIAL_CACHE);
+            assertThat(limiter.tryAcquire("client", 1).verdict()).isEqualTo(Verdict.ALLOWED);
+
+            Decision after = limiter.tryAcquire("client", 2);
+            assertThat(after.source()).isEqualTo(Source.STORE);
+            assertThat(after.verdict()).isEqualTo(Verdict.REJECTED);
+            assertThat(after.remaining()).as("not the cached 1").isZero();
         }
     }
 

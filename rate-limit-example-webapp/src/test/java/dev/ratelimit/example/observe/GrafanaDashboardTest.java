@@ -231,6 +231,33 @@ class GrafanaDashboardTest {
     }
 
     @Test
+    void theHealthPanelsShowEachInstanceSoOneInstancesOutageIsNotHiddenByAnothersUp() throws IOException {
+        JsonNode dashboard = new ObjectMapper().readTree(observability.resolve("grafana-dashboard.json").toFile());
+        int checked = 0;
+        for (JsonNode panel : dashboard.findParents("targets")) {
+            for (JsonNode target : panel.path("targets")) {
+                String expr = target.path("expr").asText();
+                if (!expr.contains("ratelimit_store_health{")) {
+                    continue;
+                }
+                Matcher by = BY.matcher(expr);
+                assertThat(by.find()).as(expr).isTrue();
+                assertThat(by.group(1).split("\\s*,\\s*")).as(expr).contains("instance", "state");
+                assertThat(target.path("legendFormat").asText()).as(expr).contains("{{instance}}", "{{state}}");
+                for (JsonNode override : panel.path("fieldConfig").path("overrides")) {
+                    JsonNode matcher = override.path("matcher");
+                    String state = matcher.path("options").asText().replace(".* ", "");
+                    // A series is named "<instance> <state>": a colour given by the bare state's name would never apply.
+                    assertThat(matcher.path("id").asText()).as(panel.path("title").asText()).isEqualTo("byRegexp");
+                    assertThat(("localhost:8080 " + state).matches(matcher.path("options").asText())).as(state).isTrue();
+                }
+                checked++;
+            }
+        }
+        assertThat(checked).as("the health stat and the health timeline").isEqualTo(2);
+    }
+
+    @Test
     void prometheusScrapesTheAppsMetricsPath() throws IOException {
         String config = Files.readString(observability.resolve("prometheus.yml"));
 

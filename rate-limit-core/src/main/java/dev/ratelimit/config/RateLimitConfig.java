@@ -163,17 +163,29 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
 
     /** The bundled configuration: the seed's free/pro/enterprise table for scan, reports and login. */
     public static RateLimitConfig defaults() {
-        return ConfigJson.readResource(DEFAULTS_RESOURCE, false);
+        try {
+            return ConfigJson.readResource(DEFAULTS_RESOURCE, false);
+        } catch (NoClassDefFoundError e) {
+            throw jacksonMissing(e);
+        }
     }
 
     /** Loads JSON from a file; errors name the JSON path and the bad value. */
     public static RateLimitConfig fromJson(Path file) {
-        return ConfigJson.read(file);
+        try {
+            return ConfigJson.read(file);
+        } catch (NoClassDefFoundError e) {
+            throw jacksonMissing(e);
+        }
     }
 
     /** Loads JSON from a stream (not closed); {@code source} names it in errors. */
     public static RateLimitConfig fromJson(InputStream json, String source) throws IOException {
-        return ConfigJson.read(json, source);
+        try {
+            return ConfigJson.read(json, source);
+        } catch (NoClassDefFoundError e) {
+            throw jacksonMissing(e);
+        }
     }
 
     /**
@@ -183,7 +195,18 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
      * takes it) is dropped: class loaders name resources without one.
      */
     public static RateLimitConfig fromClasspath(String resource) {
-        return ConfigJson.readResource(resource.startsWith("/") ? resource.substring(1) : resource, true);
+        try {
+            return ConfigJson.readResource(resource.startsWith("/") ? resource.substring(1) : resource, true);
+        } catch (NoClassDefFoundError e) {
+            throw jacksonMissing(e);
+        }
+    }
+
+    /** JSON is read with Jackson, an optional dependency of the core: without it, say so rather than NoClassDefFoundError. */
+    private static IllegalStateException jacksonMissing(NoClassDefFoundError e) {
+        return new IllegalStateException("reading a JSON configuration needs com.fasterxml.jackson.core:jackson-databind "
+                + "on the class path (an optional dependency of rate-limit-core; missing " + e.getMessage()
+                + "); add it, or build the configuration in code with RateLimitConfig.builder()", e);
     }
 
     /** A builder for configuration in code. */

@@ -1,6 +1,6 @@
 package dev.ratelimit.servlet;
 
-import dev.ratelimit.testing.OldJedisJvm;
+import dev.ratelimit.testing.ChildJvm;
 import jakarta.servlet.ServletException;
 import org.junit.jupiter.api.Test;
 
@@ -14,7 +14,7 @@ class OldJedisInitTest {
 
     @Test
     void initWithAnOlderJedisFailsNamingTheStoreAndTheJedisVersion() throws Exception {
-        String out = OldJedisJvm.run(Child.class);
+        String out = ChildJvm.withOldJedis(Child.class);
 
         assertThat(out).as(out).contains("refused: RateLimitFilter rateLimit: init-param store=\"redis://127.0.0.1:1\": "
                 + "Jedis 7.5.3 is on the class path, but the Redis store needs Jedis 8.0.0 or later");

@@ -1,6 +1,6 @@
 package dev.ratelimit.store.redis;
 
-import dev.ratelimit.testing.OldJedisJvm;
+import dev.ratelimit.testing.ChildJvm;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -13,7 +13,7 @@ class OldJedisTest {
 
     @Test
     void aStoreOnAnOlderJedisFailsToBuildSayingWhy() throws Exception {
-        String out = OldJedisJvm.run(Child.class);
+        String out = ChildJvm.withOldJedis(Child.class);
 
         assertThat(out).as(out).contains("refused: Jedis 7.5.3 is on the class path, but the Redis store needs Jedis 8.0.0 or later");
     }

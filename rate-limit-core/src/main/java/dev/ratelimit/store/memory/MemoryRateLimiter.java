@@ -7,6 +7,7 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.algorithm.LimitEvaluator;
 
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * One limit's keys, spread over independently locked {@link Shard}s by the key's hash. The shards
@@ -18,6 +19,7 @@ final class MemoryRateLimiter implements RateLimiter {
     private final Shard[] shards;
     private final int shardShift;
     private final KeyHash keyHash;
+    private final LongAdder evicted = new LongAdder();
 
     MemoryRateLimiter(Limit limit, Clock clock, int maxKeys, KeyHash keyHash) {
         this.limit = limit;
@@ -30,7 +32,7 @@ final class MemoryRateLimiter implements RateLimiter {
         for (int i = 0; i < shardCount; i++) {
             // Spread the cap exactly: the first (maxKeys % shardCount) shards hold one more.
             int share = maxKeys / shardCount + (i < maxKeys % shardCount ? 1 : 0);
-            shards[i] = new Shard(evaluator, clock, share, maxKeys, tracked);
+            shards[i] = new Shard(evaluator, clock, share, maxKeys, tracked, evicted);
         }
     }
 
@@ -67,6 +69,10 @@ final class MemoryRateLimiter implements RateLimiter {
             total += shard.size();
         }
         return total;
+    }
+
+    long evictions() {
+        return evicted.sum();
     }
 
     void cleanUp() {

@@ -73,6 +73,21 @@ public final class MemoryStore implements RateLimitStore {
         return total;
     }
 
+    /**
+     * Clients whose state was dropped at the cap while it still counted, over all limits since the store
+     * was built: each such client starts over with a full quota when it comes back, so a growing count
+     * says {@link Builder#maxKeysPerLimit} is too small for the clients you have (or that a flood of
+     * invented keys is pushing out others). Entries dropped because their state was fresh again are not
+     * counted: forgetting them changes nothing.
+     */
+    public long evictions() {
+        long total = 0;
+        for (MemoryRateLimiter limiter : limiters.values()) {
+            total += limiter.evictions();
+        }
+        return total;
+    }
+
     /** Drops every entry whose state is fresh again; decisions also do this a little at a time. */
     public void cleanUp() {
         for (MemoryRateLimiter limiter : limiters.values()) {

@@ -6,6 +6,7 @@ import dev.ratelimit.algorithm.LimitEvaluator;
 
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * One lock's worth of keys: an open-addressing table (linear probing, backward-shift deletion) of
@@ -35,6 +36,7 @@ final class Shard {
     private final int share;
     private final int cap;
     private final AtomicInteger tracked;
+    private final LongAdder evicted;
     private final int maxEntries;
     private final int shareLength;
     private final int maxLength;
@@ -48,7 +50,7 @@ final class Shard {
 
     /** A shard alone: it holds at most {@code cap} keys. */
     Shard(LimitEvaluator evaluator, Clock clock, int cap) {
-        this(evaluator, clock, cap, cap, new AtomicInteger());
+        this(evaluator, clock, cap, cap, new AtomicInteger(), new LongAdder());
     }
 
     /**
@@ -56,8 +58,9 @@ final class Shard {
      * {@code share} is this shard's part of the cap. The table grows in powers of two at 75% full
      * until it can hold the share so; keys fall into shards by chance, and a shard that draws more
      * than its share grows once more when that table is 7/8 full (twice the memory, for that shard only).
+     * {@code evicted} counts the entries it drops at the cap whose state was not fresh again.
      */
-    Shard(LimitEvaluator evaluator, Clock clock, int share, int cap, AtomicInteger tracked) {
+    Shard(LimitEvaluator evaluator, Clock clock, int share, int cap, AtomicInteger tracked, LongAdder evicted) {
         this.evaluator = evaluator;
         this.clock = clock;
         this.stride = 1 + evaluator.words();
@@ -65,6 +68,7 @@ final class Shard {
         this.share = share;
         this.cap = cap;
         this.tracked = tracked;
+        this.evicted = evicted;
         this.shareLength = Math.max(MIN_LENGTH, Integer.highestOneBit(Math.max(1, (share * 4 + 2) / 3 - 1)) << 1);
         this.maxLength = shareLength * 2;
         this.maxEntries = maxLength - maxLength / 8;
@@ -219,8 +223,8 @@ final class Shard {
             }
             seen++;
             if (isFresh(i, now)) {
-                victim = i;
-                break;
+                remove(i); // forgetting a fresh state changes nothing: not an eviction
+                return;
             }
             if ((tag & FREQ_MASK) < fewest) {
                 fewest = tag & FREQ_MASK;
@@ -228,6 +232,7 @@ final class Shard {
             }
         }
         remove(victim);
+        evicted.increment();
     }
 
     private void age() {

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 import static dev.ratelimit.Fixtures.clock;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,7 +34,9 @@ class ShardEvictionTest {
         // the 26th insert's sweep moves it to 2. Spent clients at slots 0-9, light ones at 36-51 whose
         // buckets will be full again. The next insert sweeps slots 2-35 (nothing fresh there), then
         // evicts from a sample drawn from the whole table.
-        Shard shard = new Shard(new LimitEvaluator(Limit.of("l", TokenBucket.perSecond(10, 1))), clock, 26);
+        LongAdder evicted = new LongAdder();
+        Shard shard = new Shard(new LimitEvaluator(Limit.of("l", TokenBucket.perSecond(10, 1))), clock, 26, 26,
+                new AtomicInteger(), evicted);
         for (int i = 0; i < 10; i++) {
             assertThat(shard.decide(key(i, i), 5).allowed()).isTrue();
         }
@@ -55,6 +58,7 @@ class ShardEvictionTest {
         assertThat(shard.size()).isEqualTo(26);
         long lightLeft = java.util.stream.IntStream.range(0, 16).filter(i -> shard.tracks(key(100 + i, 36 + i))).count();
         assertThat(lightLeft).as("one entry that was fresh again is the one dropped").isEqualTo(15);
+        assertThat(evicted.sum()).as("forgetting a fresh state is no eviction").isZero();
         for (int i = 0; i < 10; i++) {
             assertThat(shard.decide(key(i, i), 10).allowed()).as("spent client at slot %d keeps its state", i).isFalse();
         }
@@ -222,7 +226,7 @@ class ShardEvictionTest {
     void aShardThatDrawsMoreThanItsShareGrowsOnceMoreAndEvictsOnlyWhenThatTableIsSevenEighthsFull() {
         // A share of 13 keys fits a 32-slot table at 75%; the shard may grow once more, to 64 slots,
         // and evicts for its own sake (the limit's cap is far off) only when those hold 56 keys.
-        Shard shard = new Shard(new LimitEvaluator(Limit.of("l", TokenBucket.perSecond(10, 1))), clock, 13, 1_000, new AtomicInteger());
+        Shard shard = new Shard(new LimitEvaluator(Limit.of("l", TokenBucket.perSecond(10, 1))), clock, 13, 1_000, new AtomicInteger(), new LongAdder());
         for (int i = 0; i < 56; i++) {
             assertThat(shard.decide(key(i, i), 5).allowed()).isTrue();
         }
@@ -241,7 +245,7 @@ class ShardEvictionTest {
         // clients while the limit's other shards hold the rest of the cap: random draws from so sparse
         // a table seldom land on an entry, so after 128 the eviction takes the next entry of each draw.
         AtomicInteger tracked = new AtomicInteger();
-        Shard shard = new Shard(new LimitEvaluator(Limit.of("l", TokenBucket.perSecond(10, 1))), clock, 2_000, 5_000, tracked);
+        Shard shard = new Shard(new LimitEvaluator(Limit.of("l", TokenBucket.perSecond(10, 1))), clock, 2_000, 5_000, tracked, new LongAdder());
         for (int i = 0; i < 2_000; i++) {
             shard.decide(key(10_000 + i, i), 1);
         }
@@ -269,7 +273,7 @@ class ShardEvictionTest {
     void anEmptyShardTakesAKeyWhileTheOtherShardsHoldTheCap() {
         // Nothing to evict here: the key is added, one over the cap (the README's "at most one per shard").
         AtomicInteger tracked = new AtomicInteger(100);
-        Shard shard = new Shard(new LimitEvaluator(Limit.of("l", TokenBucket.perSecond(10, 1))), clock, 50, 100, tracked);
+        Shard shard = new Shard(new LimitEvaluator(Limit.of("l", TokenBucket.perSecond(10, 1))), clock, 50, 100, tracked, new LongAdder());
 
         assertThat(shard.decide(key(0, 3), 4).remaining()).isEqualTo(6);
 

@@ -306,6 +306,8 @@ class ClientIdentityTest {
         assertThat(server.get("/api/scan", "Authorization", "BEARER sk-free-one").statusCode()).isEqualTo(429);
         assertThat(server.get("/api/scan", "Authorization", "Bearer sk-free-two").statusCode()).isEqualTo(200);
         assertThat(server.get("/api/scan").statusCode()).as("the address is another client").isEqualTo(200);
+        assertThat(server.get("/api/scan", "Authorization", "sk-pro-raw").headers().firstValue("X-RateLimit-Tier"))
+                .as("one word, no scheme: the key as it is, as before Bearer was read").hasValue("pro");
     }
 
     @Test

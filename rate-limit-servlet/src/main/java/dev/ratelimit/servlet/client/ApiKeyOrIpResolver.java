@@ -7,8 +7,8 @@ import java.util.Enumeration;
 
 /**
  * {@link ClientIdResolver#apiKeyOrIp}: the API key header, else the (forwarded) client address. With
- * {@code Authorization} as the header, the key is the token of {@code Bearer <token>}, and a request
- * with another scheme ({@code Basic ...}) is one without a key.
+ * {@code Authorization} as the header, the key is the token of {@code Bearer <token>} (or a value of
+ * one word, without a scheme), and a request with another scheme ({@code Basic ...}) is one without a key.
  */
 final class ApiKeyOrIpResolver implements ClientIdResolver {
     /** The longest key cap accepted; containers refuse longer header lines anyway. */
@@ -82,19 +82,27 @@ final class ApiKeyOrIpResolver implements ClientIdResolver {
     }
 
     /**
-     * The token of {@code Bearer <token>} (RFC 6750: the scheme in any case, then one or more spaces),
-     * or null for another scheme, which carries no API key.
+     * The key in an {@code Authorization} value: the token of {@code Bearer <token>} (RFC 6750: the
+     * scheme in any case, then one or more spaces); null for another scheme ({@code Basic ...}) or a
+     * bare {@code Bearer}, which carry no API key; and a value of one word, without a scheme, as it is
+     * (some APIs send their key so).
      */
     private static String bearerToken(String credentials) {
-        if (credentials == null || credentials.length() < 6 || !credentials.regionMatches(true, 0, "Bearer", 0, 6)) {
+        if (credentials == null) {
             return null;
         }
-        int start = 6;
+        int space = credentials.indexOf(' ');
+        if (space < 0) {
+            return credentials.equalsIgnoreCase("Bearer") ? null : credentials;
+        }
+        if (space != 6 || !credentials.regionMatches(true, 0, "Bearer", 0, 6)) {
+            return null;
+        }
+        int start = space;
         while (start < credentials.length() && credentials.charAt(start) == ' ') {
             start++;
         }
-        // "Bearer" alone, or "Bearerx": no token, or not this scheme.
-        return start == 6 ? (credentials.length() == 6 ? "" : null) : credentials.substring(start);
+        return credentials.substring(start);
     }
 
     private String validKey(String key) {

@@ -32,8 +32,8 @@ public interface ClientIdResolver {
      * than {@code maxApiKeyLength}, a key with any character outside visible ASCII
      * ({@code !} to {@code ~}), or the key header sent twice is an {@link InvalidClientException}. An
      * empty key header counts as no key. With {@code Authorization} as {@code apiKeyHeader}, the key
-     * is the token of {@code Bearer <token>} (the scheme in any case) and another scheme counts as no
-     * key. A peer that is not an IP literal is {@code ip:unknown}.
+     * is the token of {@code Bearer <token>} (the scheme in any case), a value of one word is the key
+     * as it is, and another scheme counts as no key. A peer that is not an IP literal is {@code ip:unknown}.
      */
     static ClientIdResolver apiKeyOrIp(String apiKeyHeader, int maxApiKeyLength, TrustedProxies trustedProxies,
                                        ForwardedHeader forwardedHeader) {

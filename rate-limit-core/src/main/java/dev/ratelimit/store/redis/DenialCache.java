@@ -16,8 +16,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * ({@link #forget}) drops its denial, whose remaining quota and waits it has made stale.
  *
  * <p>Bounded and lock-free: a fixed table of {@value #SLOTS} slots, two candidate slots per client
- * hash; a new denial replaces an expired one, else the one expiring first. Only client hashes are
- * kept, never raw keys.
+ * hash; a new denial replaces the client's own of the same cost, else an empty or expired one, else
+ * the client's own of another cost, else the one expiring first (so a client refused at two costs
+ * may hold both slots). Only client hashes are kept, never raw keys.
  */
 final class DenialCache {
     static final int SLOTS = 4096;
@@ -40,13 +41,13 @@ final class DenialCache {
         }
         int first = first(clientHash);
         Denial d = slots.get(first);
-        if (d == null || !d.clientHash.equals(clientHash)) {
+        if (!holds(d, clientHash, cost)) {
             d = slots.get(first ^ 1);
-            if (d == null || !d.clientHash.equals(clientHash)) {
+            if (!holds(d, clientHash, cost)) {
                 return null;
             }
         }
-        if (now >= d.until || now < d.sentAt || cost != d.cost) {
+        if (now >= d.until || now < d.sentAt) {
             // A clock behind the rejected request's send time was stepped back: the cached end would
             // now be further away than Redis said, so ask Redis again.
             return null;
@@ -67,14 +68,27 @@ final class DenialCache {
         Denial a = slots.get(first);
         Denial b = slots.get(first ^ 1);
         int slot;
-        if (a == null || a.clientHash.equals(clientHash)) {
+        if (holds(a, clientHash, cost)) {
             slot = first;
-        } else if (b == null || b.clientHash.equals(clientHash)) {
+        } else if (holds(b, clientHash, cost)) {
+            slot = first ^ 1;
+        } else if (a == null || a.until <= sentAt) {
+            slot = first;
+        } else if (b == null || b.until <= sentAt) {
+            // A client asking with two costs (two endpoints sharing one limit) may hold both slots.
+            slot = first ^ 1;
+        } else if (a.clientHash.equals(clientHash)) {
+            slot = first;
+        } else if (b.clientHash.equals(clientHash)) {
             slot = first ^ 1;
         } else {
             slot = a.until <= b.until ? first : first ^ 1;
         }
         slots.set(slot, denial);
+    }
+
+    private static boolean holds(Denial d, String clientHash, long cost) {
+        return d != null && d.cost == cost && d.clientHash.equals(clientHash);
     }
 
     /** Drops the client's cached denial: Redis has just allowed one of its requests, which spent some of its quota. */

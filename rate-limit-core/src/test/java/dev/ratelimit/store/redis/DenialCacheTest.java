@@ -101,6 +101,20 @@ class DenialCacheTest {
     }
 
     @Test
+    void aClientRefusedAtTwoCostsKeepsBothDenialsWhileItsSlotsAreFree() {
+        DenialCache cache = new DenialCache(10);
+        cache.remember("c", 1, 0, rejected(5_000_000));
+        cache.remember("c", 2, 0, rejected(9_000_000));
+
+        assertThat(cache.lookup("c", 1, 1).retryAfterMicros()).isEqualTo(4_999_999);
+        assertThat(cache.lookup("c", 2, 1).retryAfterMicros()).isEqualTo(8_999_999);
+        cache.remember("c", 3, 0, rejected(12_000_000));
+        assertThat(cache.lookup("c", 3, 1)).as("a third cost takes the slot of the one expiring first").isNotNull();
+        assertThat(cache.lookup("c", 1, 1)).isNull();
+        assertThat(cache.lookup("c", 2, 1)).isNotNull();
+    }
+
+    @Test
     void forgettingAClientDropsItsDenialFromEitherSlotAndNoOneElses() throws Exception {
         List<String> clients = threeSharingASlotPair();
         DenialCache cache = new DenialCache(10);

@@ -156,6 +156,11 @@ class RedisDenialCacheTest {
             Decision again = limiter.tryAcquire("client", 2);
             assertThat(again.source()).isEqualTo(Source.DENIAL_CACHE);
             assertThat(again.retryAfterMicros()).isEqualTo(20_000_000);
+            long calls = redis.decisionCalls();
+            for (int i = 0; i < 10; i++) {
+                assertThat(limiter.tryAcquire("client", 1 + i % 2).source()).as("both costs cached").isEqualTo(Source.DENIAL_CACHE);
+            }
+            assertThat(redis.decisionCalls()).isEqualTo(calls);
         }
     }
 

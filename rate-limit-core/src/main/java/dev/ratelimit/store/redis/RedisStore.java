@@ -360,11 +360,7 @@ public final class RedisStore implements RateLimitStore {
             return this;
         }
 
-        /**
-         * The store. Connections are opened on first use, so it builds while Redis is down.
-         *
-         * @throws IllegalStateException when the Jedis on the class path is older than 8, which fails every call
-         */
+        /** The store; connections open on first use, so it builds while Redis is down (not on a Jedis older than 8). */
         public RedisStore build() {
             JedisVersion.check();
             if (client != null && parsedUrl != null) {

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -50,33 +51,39 @@ class RedisClusterSlotMapRenewalTest {
 
     @Test
     void failedCallsReadTheSlotMapAgainAtMostOnceASecondOfTheStoresClock() {
-        try (RedisStore store = store()) {
-            RateLimiter limiter = store.limiter(LIMIT);
-            String client = clientOnFrozenMaster();
-            assertThat(limiter.tryAcquire(client).source()).isEqualTo(Source.STORE);
-            resetStats();
-            frozen.pause();
-            try {
-                for (int i = 0; i < 3; i++) {
-                    failOnce(limiter, client);
-                }
-                assertThat(slotMapReadings()).as("three failed calls at one instant").isEqualTo(1);
-
-                clock.advanceMicros(999_999);
-                failOnce(limiter, client);
-                assertThat(slotMapReadings()).as("a failure within the second").isEqualTo(1);
-
-                clock.advanceMicros(1);
-                failOnce(limiter, client);
-                assertThat(slotMapReadings()).as("a failure a second after the reading").isEqualTo(2);
-            } finally {
-                frozen.resume();
+        whileTheMasterIsFrozen(fail -> {
+            for (int i = 0; i < 3; i++) {
+                fail.run();
             }
-        }
+            assertThat(slotMapReadings()).as("three failed calls at one instant").isEqualTo(1);
+
+            clock.advanceMicros(999_999);
+            fail.run();
+            assertThat(slotMapReadings()).as("a failure within the second").isEqualTo(1);
+
+            clock.advanceMicros(1);
+            fail.run();
+            assertThat(slotMapReadings()).as("a failure a second after the reading").isEqualTo(2);
+        });
     }
 
     @Test
     void aClockSteppedBackDoesNotHoldOffTheNextReadingOfTheSlotMap() {
+        whileTheMasterIsFrozen(fail -> {
+            fail.run();
+            assertThat(slotMapReadings()).isEqualTo(1);
+
+            clock.advance(Duration.ofMinutes(-10));
+            fail.run();
+            assertThat(slotMapReadings()).as("a failure after the clock stepped back 10 minutes").isEqualTo(2);
+        });
+    }
+
+    /**
+     * A store that has decided once for a client of the frozen master, with the live masters' stats
+     * reset; then {@code steps}, given one decision of that client that fails on the frozen master.
+     */
+    private void whileTheMasterIsFrozen(Consumer<Runnable> steps) {
         try (RedisStore store = store()) {
             RateLimiter limiter = store.limiter(LIMIT);
             String client = clientOnFrozenMaster();
@@ -84,12 +91,7 @@ class RedisClusterSlotMapRenewalTest {
             resetStats();
             frozen.pause();
             try {
-                failOnce(limiter, client);
-                assertThat(slotMapReadings()).isEqualTo(1);
-
-                clock.advance(Duration.ofMinutes(-10));
-                failOnce(limiter, client);
-                assertThat(slotMapReadings()).as("a failure after the clock stepped back 10 minutes").isEqualTo(2);
+                steps.accept(() -> failOnce(limiter, client));
             } finally {
                 frozen.resume();
             }

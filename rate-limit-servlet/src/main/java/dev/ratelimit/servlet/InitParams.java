@@ -203,7 +203,7 @@ final class InitParams {
                         "must be a duration such as 500ms or 2s")),
                 param("redis-client-key-secret"));
         try {
-            return redis.createStore();
+            return redis.createStore(prefix());
         } catch (InvalidConfigurationException e) {
             String name = switch (e.path()) {
                 case "fallbackShare" -> "fallback-share";

@@ -39,9 +39,10 @@ record RedisParams(String url, FailureMode failureMode, Double fallbackShare, St
         return ThrottledLog.clean(RedisUrlMask.mask(url));
     }
 
-    RateLimitStore createStore() {
+    /** The store, its connection checked once ({@code logPrefix} starts the log line that says how it went). */
+    RateLimitStore createStore(String logPrefix) {
         try {
-            return RedisStoreFactory.create(this);
+            return RedisStoreFactory.create(this, logPrefix);
         } catch (NoClassDefFoundError e) {
             throw new IllegalArgumentException("a Redis store needs redis.clients:jedis on the classpath (missing "
                     + e.getMessage() + ")", e);

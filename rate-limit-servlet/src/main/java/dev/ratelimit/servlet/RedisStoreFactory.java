@@ -1,7 +1,9 @@
 package dev.ratelimit.servlet;
 
+import dev.ratelimit.FailureMode;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.store.redis.RedisStore;
+import org.slf4j.LoggerFactory;
 
 /**
  * Builds the Redis store from init-params: the only class of the filter that names
@@ -12,11 +14,14 @@ final class RedisStoreFactory {
     }
 
     /**
-     * The store {@code params} describe; unset values keep the store's defaults.
+     * The store {@code params} describe; unset values keep the store's defaults. Its connection is
+     * checked once, so that a wrong URL, password or TLS setting shows in the start-up log (a line
+     * starting with {@code logPrefix}) rather than at the first request; start-up goes on either way,
+     * the failure mode deciding until Redis answers.
      *
      * @throws dev.ratelimit.InvalidConfigurationException naming the store option that is invalid
      */
-    static RateLimitStore create(RedisParams params) {
+    static RateLimitStore create(RedisParams params, String logPrefix) {
         RedisStore.Builder builder = RedisStore.builder().url(params.url());
         if (params.failureMode() != null) {
             builder.failureMode(params.failureMode());
@@ -33,6 +38,16 @@ final class RedisStoreFactory {
         if (params.timeout() != null) {
             builder.connectTimeout(params.timeout()).readTimeout(params.timeout());
         }
-        return builder.build();
+        RedisStore store = builder.build();
+        try {
+            store.checkConnection();
+            LoggerFactory.getLogger(RateLimitFilter.class).info(logPrefix + "Redis store " + RedisParams.maskedUrl(params.url())
+                    + " answered its connection check");
+        } catch (IllegalStateException e) {
+            FailureMode mode = params.failureMode() == null ? FailureMode.LOCAL_FALLBACK : params.failureMode();
+            LoggerFactory.getLogger(RateLimitFilter.class).warn(logPrefix + RedisParams.masked(String.valueOf(e.getMessage()))
+                    + "; starting anyway: until Redis answers, each decision follows failure mode " + mode);
+        }
+        return store;
     }
 }

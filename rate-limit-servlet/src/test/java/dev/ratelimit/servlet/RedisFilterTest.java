@@ -15,14 +15,20 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -266,17 +272,53 @@ class RedisFilterTest {
         });
         servers.add(server);
         assertThat(remaining(server.get("/api/scan"))).isEqualTo("2");
-        assertThat(storeConnections()).isPositive();
+        Set<String> first = storeConnections();
+        assertThat(first).isNotEmpty();
 
         filter.init(new MapFilterConfig("config", CONFIG, "store", redis.url()));
 
-        // The new store connects on first use, so none of ours is left until a request comes.
-        await().atMost(Duration.ofSeconds(10)).until(() -> storeConnections() == 0);
+        // The new store's connection check opened a connection of its own; none of the first store's is left.
+        await().atMost(Duration.ofSeconds(10)).until(() -> Collections.disjoint(storeConnections(), first));
+        assertThat(storeConnections()).isNotEmpty();
         assertThat(remaining(server.get("/api/scan"))).isEqualTo("1");
     }
 
-    private static long storeConnections() {
-        return String.valueOf(redis.call("CLIENT", "LIST")).lines().filter(line -> line.contains(" name=rate-limit ")).count();
+    /** The ids of the store's connections ({@code CLIENT SETNAME rate-limit}). */
+    private static Set<String> storeConnections() {
+        return String.valueOf(redis.call("CLIENT", "LIST")).lines().filter(line -> line.contains(" name=rate-limit "))
+                .map(line -> line.substring(0, line.indexOf(' '))).collect(Collectors.toSet());
+    }
+
+    @Test
+    void aFilterOnRedisChecksItsConnectionAtInitAndStartsEvenWhenRedisIsDown() {
+        String up = logged(() -> serverWithInitParams("store", redis.url()));
+        assertThat(up).contains("INFO dev.ratelimit.servlet.RateLimitFilter - RateLimitFilter rateLimit: Redis store "
+                + redis.url() + " answered its connection check");
+
+        redis.kill();
+        String password = "Pa55-never-logged";
+        String url = redis.url().replace("redis://", "redis://:" + password + "@");
+        String down = logged(() -> {
+            TestServer server = serverWithInitParams("store", url, "failure-mode", "FAIL_OPEN", "redis-timeout", "100ms");
+            assertThat(server.get("/api/scan").statusCode()).isEqualTo(200);
+        });
+        assertThat(down).contains("WARN dev.ratelimit.servlet.RateLimitFilter - RateLimitFilter rateLimit: Redis store "
+                        + url.replace(":" + password + "@", "***@") + " failed its connection check: ")
+                .contains("Connection refused")
+                .contains("; starting anyway: until Redis answers, each decision follows failure mode FAIL_OPEN")
+                .doesNotContain(password);
+    }
+
+    private static String logged(Runnable action) {
+        PrintStream stderr = System.err;
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
+        try {
+            action.run();
+        } finally {
+            System.setErr(stderr);
+        }
+        return log.toString(StandardCharsets.UTF_8);
     }
 
     @Test

@@ -12,6 +12,7 @@ import dev.ratelimit.StoreHealth;
 import dev.ratelimit.store.memory.MemoryStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.SslOptions;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -89,6 +90,24 @@ public final class RedisStore implements RateLimitStore {
      */
     public StoreHealth health() {
         return settings.breakers().health();
+    }
+
+    /**
+     * Connects now (unless connected) and asks Redis for its {@code TIME}, a command the decision script
+     * sends too, so the README's least ACL user may send it. Decisions never need this: call it at
+     * start-up to learn of a wrong URL, password or TLS setting then, not from the first request's outage
+     * warning. It changes neither {@link #health()} nor the circuit breakers, tells the listener nothing,
+     * and waits at most the connect and read timeouts (of each sentinel or seed node it must ask first).
+     *
+     * @throws IllegalStateException when Redis does not answer or answers an error, naming the store
+     *         (never its password) and why
+     */
+    public void checkConnection() {
+        try {
+            settings.connections().client().sendCommand(settings.keyPrefix() + "check", Protocol.Command.TIME);
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("Redis store " + description + " failed its connection check: " + OutageLog.describe(e), e);
+        }
     }
 
     /** A limiter for {@code limit}; limiters of equal limits (same name and policies) share state. */

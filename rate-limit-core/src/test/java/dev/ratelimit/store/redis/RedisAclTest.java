@@ -65,6 +65,7 @@ class RedisAclTest {
     void aUserWithExactlyTheDocumentedPermissionsDecidesByFunctionsInTheUrlsDatabase() {
         setUser("limiter", README_ACL);
         try (RedisStore store = store("limiter", 3)) {
+            store.checkConnection(); // the start-up check needs no more than the decisions
             RateLimiter limiter = store.limiter(ALL);
             assertStore(limiter, 4, 3);
             redis.call("FUNCTION", "FLUSH"); // a restart without persistence: the user loads the library again

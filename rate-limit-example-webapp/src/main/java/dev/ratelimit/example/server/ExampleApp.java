@@ -24,6 +24,7 @@ import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 
 import java.util.EnumSet;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -38,14 +39,16 @@ final class ExampleApp implements AutoCloseable {
     private final ExampleOptions options;
     private final RateLimitStore store;
     private final String storeDescription;
+    private final Optional<String> storeWarning;
     private final RateLimitFilter filter;
     private final PrometheusMeterRegistry metrics;
 
-    private ExampleApp(ExampleOptions options, RateLimitStore store, String storeDescription, RateLimitFilter filter,
-                       PrometheusMeterRegistry metrics) {
+    private ExampleApp(ExampleOptions options, RateLimitStore store, String storeDescription, Optional<String> storeWarning,
+                       RateLimitFilter filter, PrometheusMeterRegistry metrics) {
         this.options = options;
         this.store = store;
         this.storeDescription = storeDescription;
+        this.storeWarning = storeWarning;
         this.filter = filter;
         this.metrics = metrics;
     }
@@ -55,14 +58,15 @@ final class ExampleApp implements AutoCloseable {
 
     /**
      * Builds the store ({@code options.redisUrl()}, decisions on Redis' clock; else in memory on
-     * {@code clock}) and the filter. The Redis store connects lazily: an unreachable Redis does not
-     * stop start-up, its failure mode decides until it answers.
+     * {@code clock}) and the filter. The Redis store's connection is checked once: an unreachable
+     * Redis does not stop start-up (a warning says so), its failure mode decides until it answers.
      */
     static ExampleApp create(ExampleOptions options, Clock clock) {
         PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         RateLimitListener listener;
         RateLimitStore store;
         String description;
+        Optional<String> warning = Optional.empty();
         if (options.redisUrl().isPresent()) {
             // No tracked-keys gauge on Redis: counting its keys would take a scan, and they expire by themselves.
             listener = MicrometerListener.of(metrics);
@@ -72,12 +76,16 @@ final class ExampleApp implements AutoCloseable {
             options.redisTimeout().ifPresent(t -> redis.connectTimeout(t).readTimeout(t));
             options.redisKeyPrefix().ifPresent(redis::keyPrefix);
             options.clientKeySecret().ifPresent(redis::clientKeySecret);
-            store = redis.build();
+            RedisStore redisStore = redis.build();
+            store = redisStore;
             FailureMode mode = options.failureMode().orElse(FailureMode.LOCAL_FALLBACK);
+            warning = checkConnection(redisStore, mode);
             description = "Redis " + RedisUrlMask.mask(options.redisUrl().get()) + ", shared by every instance using it; "
                     + "while it is down: " + mode + (mode == FailureMode.LOCAL_FALLBACK
                     ? " (each instance allows " + options.fallbackShare().orElse(1.0) + " of each limit)" : "")
-                    + (options.clientKeySecret().isPresent() ? "; client ids hashed with the secret (HMAC-SHA-256)" : "");
+                    + options.redisKeyPrefix().map(prefix -> "; keys under " + prefix).orElse("")
+                    + (options.clientKeySecret().isPresent() ? "; client ids hashed with the secret (HMAC-SHA-256)" : "")
+                    + (warning.isEmpty() ? "; connection check at start-up: passed" : "; connection check at start-up: FAILED (see the warning)");
         } else {
             MemoryStore memory = MemoryStore.builder().clock(clock).build();
             // Swept when read (a scrape of /metrics), at most every 5 s (the dashboard polls every second,
@@ -108,10 +116,20 @@ final class ExampleApp implements AutoCloseable {
                 description = "OFF: no rate-limit filter is installed (RATE_LIMIT_FILTER=off), nothing is limited; "
                         + "it would use " + description;
             }
-            return new ExampleApp(options, store, description, filter, metrics);
+            return new ExampleApp(options, store, description, warning, filter, metrics);
         } catch (RuntimeException e) {
             store.close();
             throw e;
+        }
+    }
+
+    /** Empty when the store answers; otherwise why not, and what decides until it does. */
+    private static Optional<String> checkConnection(RedisStore store, FailureMode mode) {
+        try {
+            store.checkConnection();
+            return Optional.empty();
+        } catch (IllegalStateException e) {
+            return Optional.of(e.getMessage() + "; starting anyway: until Redis answers, each decision follows failure mode " + mode);
         }
     }
 
@@ -147,6 +165,11 @@ final class ExampleApp implements AutoCloseable {
 
     RateLimitConfig config() {
         return options.config();
+    }
+
+    /** Why the Redis store failed its connection check at start-up, and what decides meanwhile; empty when it passed or the store is in memory. */
+    Optional<String> storeWarning() {
+        return storeWarning;
     }
 
     /** The store in use, for the start-up log (never a password). */

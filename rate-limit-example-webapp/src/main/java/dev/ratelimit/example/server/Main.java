@@ -2,6 +2,7 @@ package dev.ratelimit.example.server;
 
 import dev.ratelimit.Clock;
 import dev.ratelimit.InvalidConfigurationException;
+import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.PrintStream;
@@ -49,8 +50,9 @@ public final class Main {
                 return new Launch(null, 0);
             }
             ExampleServer server = ExampleServer.start(ExampleApp.create(options, clock));
-            LoggerFactory.getLogger("dev.ratelimit.example").info(StartupBanner.render(server.uri(),
-                    server.app().storeDescription(), options.config(), options.configSource()));
+            Logger log = LoggerFactory.getLogger("dev.ratelimit.example");
+            log.info(StartupBanner.render(server.uri(), server.app().storeDescription(), options.config(), options.configSource()));
+            server.app().storeWarning().ifPresent(log::warn);
             return new Launch(server, 0);
         } catch (OptionException | InvalidConfigurationException e) {
             err.println("rate-limit-example: " + e.getMessage() + " (--help lists every setting)");

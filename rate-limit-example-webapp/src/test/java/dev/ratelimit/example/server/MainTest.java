@@ -2,6 +2,7 @@ package dev.ratelimit.example.server;
 
 import dev.ratelimit.Clock;
 import dev.ratelimit.ManualClock;
+import dev.ratelimit.testing.RedisServer;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -58,6 +59,30 @@ class MainTest {
             assertThat(launch.server().port()).isPositive();
             assertThat(launch.server().uri().toString()).isEqualTo("http://127.0.0.1:" + launch.server().port());
             assertThat(err()).isEmpty();
+        } finally {
+            launch.server().stop();
+        }
+    }
+
+    @Test
+    void aRedisThatDoesNotAnswerIsAWarningAfterTheBannerNotAFailedStart() {
+        String url = "redis://127.0.0.1:" + RedisServer.freePort();
+        PrintStream stdout = System.out;
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(log, true, StandardCharsets.UTF_8)); // slf4j-simple's logFile=System.out, read at each line
+        Main.Launch launch;
+        try {
+            launch = launch(Map.of("RATE_LIMIT_HOST", "127.0.0.1", "REDIS_URL", url), "--port=0");
+        } finally {
+            System.setOut(stdout);
+        }
+        try {
+            assertThat(launch.exitCode()).isZero();
+            String lines = log.toString(StandardCharsets.UTF_8);
+            assertThat(lines).contains("connection check at start-up: FAILED (see the warning)")
+                    .contains("WARN example - Redis store " + url + " failed its connection check: ")
+                    .contains("; starting anyway: until Redis answers, each decision follows failure mode LOCAL_FALLBACK");
+            assertThat(lines.indexOf("WARN example")).as("after the banner").isGreaterThan(lines.indexOf("listening on"));
         } finally {
             launch.server().stop();
         }

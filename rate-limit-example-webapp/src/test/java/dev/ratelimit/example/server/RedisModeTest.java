@@ -111,12 +111,29 @@ class RedisModeTest {
     }
 
     @Test
-    void describesTheRedisStoreWithoutItsPassword() {
+    void describesTheRedisStoreWithoutItsPasswordAndWarnsWhenItFailsTheConnectionCheck() {
         ExampleOptions options = options(Map.of("REDIS_URL", "redis://app:s3cret@127.0.0.1:" + redis.port() + "/0",
                 "RATE_LIMIT_FALLBACK_SHARE", "0.5"));
         try (ExampleApp app = ExampleApp.create(options, Clock.system())) {
             assertThat(app.storeDescription()).isEqualTo("Redis redis://***@127.0.0.1:" + redis.port() + "/0, shared by every "
-                    + "instance using it; while it is down: LOCAL_FALLBACK (each instance allows 0.5 of each limit)");
+                    + "instance using it; while it is down: LOCAL_FALLBACK (each instance allows 0.5 of each limit); "
+                    + "connection check at start-up: FAILED (see the warning)");
+            assertThat(app.storeWarning()).hasValueSatisfying(warning -> assertThat(warning)
+                    .startsWith("Redis store redis://***@127.0.0.1:" + redis.port() + " failed its connection check: ")
+                    .contains("WRONGPASS")
+                    .endsWith("; starting anyway: until Redis answers, each decision follows failure mode LOCAL_FALLBACK")
+                    .doesNotContain("s3cret"));
+        }
+    }
+
+    @Test
+    void describesAStoreThatAnswersWithItsKeyPrefix() {
+        ExampleOptions options = options(Map.of("REDIS_URL", redis.url(), "RATE_LIMIT_REDIS_KEY_PREFIX", "shop:"));
+        try (ExampleApp app = ExampleApp.create(options, Clock.system())) {
+            assertThat(app.storeDescription()).isEqualTo("Redis " + redis.url() + ", shared by every instance using it; "
+                    + "while it is down: LOCAL_FALLBACK (each instance allows 1.0 of each limit); keys under shop:; "
+                    + "connection check at start-up: passed");
+            assertThat(app.storeWarning()).isEmpty();
         }
     }
 

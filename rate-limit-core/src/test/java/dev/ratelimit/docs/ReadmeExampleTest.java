@@ -7,6 +7,7 @@ import dev.ratelimit.Policy;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.TokenBucket;
 import dev.ratelimit.store.memory.MemoryStore;
+import dev.ratelimit.testing.ReadmeText;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;

@@ -8,6 +8,7 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.TokenBucket;
 import dev.ratelimit.micrometer.MicrometerListener;
 import dev.ratelimit.store.memory.MemoryStore;
+import dev.ratelimit.testing.ReadmeText;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 

@@ -225,6 +225,11 @@ final class Enforcer {
         } catch (Exception e) {
             throw unchecked(e);
         }
+        if (clientId == null || clientId.isEmpty()) {
+            throw new BrokenExtension("ClientIdResolver " + clients.getClass().getName() + " returned "
+                    + (clientId == null ? "null" : "an empty id") + "; return an id such as ip:<address> (ClientIdResolver.ip), "
+                    + "or throw InvalidClientException for a 400");
+        }
         if (allowlist.allowsClient(clientId)) {
             return true;
         }

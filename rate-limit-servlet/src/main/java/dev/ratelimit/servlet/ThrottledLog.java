@@ -36,9 +36,15 @@ final class ThrottledLog {
         }
     }
 
-    /** A short description of {@code error} without its message (which might quote request data). */
+    /**
+     * A short description of {@code error} without its message (which might quote request data), but
+     * for a {@link BrokenExtension}'s, which names what broke and nothing of the request.
+     */
     static String describe(Throwable error) {
         StringBuilder out = new StringBuilder(error.getClass().getName());
+        if (error instanceof BrokenExtension) {
+            out.append(": ").append(error.getMessage());
+        }
         StackTraceElement[] frames = error.getStackTrace();
         for (int i = 0; i < Math.min(3, frames.length); i++) {
             out.append(i == 0 ? " at " : " < ").append(frames[i]);

@@ -1,20 +1,24 @@
 package dev.ratelimit.servlet;
 
 import dev.ratelimit.FailureMode;
+import dev.ratelimit.InvalidConfigurationException;
 import dev.ratelimit.ManualClock;
-import dev.ratelimit.servlet.client.InvalidClientException;
 import dev.ratelimit.servlet.client.ClientIdResolver;
 import dev.ratelimit.servlet.client.ForwardedHeader;
+import dev.ratelimit.servlet.client.InvalidClientException;
 import dev.ratelimit.servlet.client.TrustedProxies;
+import dev.ratelimit.testing.ReadmeText;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Who a request is counted against, seen from outside: a client is the same client when its quota
@@ -26,7 +30,9 @@ class ClientIdentityTest {
 
     @AfterEach
     void stop() {
-        server.close();
+        if (server != null) {
+            server.close();
+        }
     }
 
     private void start(RateLimitFilterBuilder builder) {
@@ -36,6 +42,39 @@ class ClientIdentityTest {
     private void exhaustScan(String... headers) {
         assertThat(server.statuses(10, 4, "GET", "/api/scan", headers)).containsOnly(200);
         assertThat(server.get("/api/scan", headers).statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void aResolverOfYourOwnFallsBackToTheForwardedAddressAsTheReadmeShows() throws IOException {
+        // The test client's peer is 127.0.0.1: the README's proxy block 10.0.0.0/8 would never be trusted here.
+        TrustedProxies ours = TrustedProxies.of(List.of("127.0.0.0/8"));
+        // README:begin
+        ClientIdResolver byAddress = ClientIdResolver.ip(TrustedProxies.of(List.of("10.0.0.0/8")), ForwardedHeader.X_FORWARDED_FOR);
+        ClientIdResolver byUser = request -> request.getUserPrincipal() != null
+                ? "user:" + request.getUserPrincipal().getName()
+                : byAddress.resolve(request);
+        RateLimitFilter filter = RateLimitFilter.builder().clientIdResolver(byUser).build();
+        // README:end
+        ReadmeText.assertShows("src/test/java/dev/ratelimit/servlet/ClientIdentityTest.java");
+        filter.destroy();
+        ClientIdResolver fromProxies = ClientIdResolver.ip(ours, ForwardedHeader.X_FORWARDED_FOR);
+        start(RateLimitFilter.builder().clientIdResolver(request -> request.getHeader("X-User") != null
+                ? "user:" + request.getHeader("X-User") : fromProxies.resolve(request)));
+
+        exhaustScan("X-Forwarded-For", "203.0.113.7");
+
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "198.51.100.1, 203.0.113.7").statusCode())
+                .as("the same client, whatever it put in front").isEqualTo(429);
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "203.0.113.8").statusCode()).isEqualTo(200);
+        assertThat(server.get("/api/scan", "X-Forwarded-For", "203.0.113.7", "X-User", "ada").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void clientIdResolverIpNamesAMissingArgument() {
+        assertThatThrownBy(() -> ClientIdResolver.ip(null, ForwardedHeader.FORWARDED)).isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("trustedProxies");
+        assertThatThrownBy(() -> ClientIdResolver.ip(TrustedProxies.none(), null)).isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("forwardedHeader");
     }
 
     @Test
@@ -283,6 +322,19 @@ class ClientIdentityTest {
 
         assertThat(response.statusCode()).as("fail-open passes it on").isEqualTo(200);
         assertThat(response.body()).doesNotContain("nope");
+    }
+
+    @Test
+    void anInvalidClientExceptionWithoutCodeOrDetailIsStillA400WithBoth() {
+        start(RateLimitFilter.builder().clientIdResolver(request -> {
+            throw new InvalidClientException(null, null);
+        }));
+
+        HttpResponse<String> response = server.get("/api/scan");
+
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(response.body()).contains("\"error\":\"invalid_client\"")
+                .contains("\"detail\":\"The request's client identity is not usable.\"");
     }
 
     @Test

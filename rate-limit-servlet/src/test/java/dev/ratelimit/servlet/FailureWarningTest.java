@@ -6,6 +6,7 @@ import dev.ratelimit.ManualClock;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.servlet.client.ClientIdResolver;
+import dev.ratelimit.servlet.client.TierResolver;
 import dev.ratelimit.store.memory.MemoryStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -15,7 +16,10 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -80,6 +84,30 @@ class FailureWarningTest {
         // Without a cause there is nothing else to name.
         assertThat(warningOfOneFailure(RateLimitFilter.builder(), new UndeclaredThrowableException(null)))
                 .contains("could not decide a request: java.lang.reflect.UndeclaredThrowableException at ");
+    }
+
+    @Test
+    void aResolverReturningNullOrAnEmptyIdIsAFailureNamedInTheWarningAndNeverReachesTheTierResolver() {
+        List<String> tiersAsked = new ArrayList<>();
+        TierResolver tiers = clientId -> {
+            tiersAsked.add(clientId);
+            return "free";
+        };
+        ClientIdResolver broken = request -> request.getHeader("X-Empty") != null ? "" : null;
+        server = TestServer.start(RateLimitFilter.builder().clientIdResolver(broken).tierResolver(tiers).clock(clock).build());
+        String warning = logged(() -> assertThat(server.get("/api/scan").statusCode()).isEqualTo(200));
+        assertThat(warning).contains("RateLimitFilter could not decide a request: dev.ratelimit.servlet.BrokenExtension: ClientIdResolver "
+                        + broken.getClass().getName() + " returned null; return an id such as ip:<address> (ClientIdResolver.ip), "
+                        + "or throw InvalidClientException for a 400 at ")
+                .contains("; passed on unlimited (failure mode FAIL_OPEN)\n");
+        server.close();
+
+        server = TestServer.start(RateLimitFilter.builder().clientIdResolver(broken).tierResolver(tiers)
+                .failureMode(FailureMode.FAIL_CLOSED).clock(clock).build());
+        clock.advance(Duration.ofMinutes(1)); // past the last warning's minute
+        warning = logged(() -> assertThat(server.get("/api/scan", "X-Empty", "1").statusCode()).isEqualTo(503));
+        assertThat(warning).contains(" returned an empty id; ").contains("; answered 503 (failure mode FAIL_CLOSED)\n");
+        assertThat(tiersAsked).isEmpty();
     }
 
     @Test

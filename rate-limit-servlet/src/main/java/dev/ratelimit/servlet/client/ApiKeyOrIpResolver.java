@@ -20,6 +20,7 @@ final class ApiKeyOrIpResolver implements ClientIdResolver {
     private final TrustedProxies trustedProxies;
     private final ForwardedHeader forwardedHeader;
     private final ApiKeyVerifier verifier;
+    private final ClientIdResolver address;
 
     ApiKeyOrIpResolver(String apiKeyHeader, int maxApiKeyLength, TrustedProxies trustedProxies, ForwardedHeader forwardedHeader,
                        ApiKeyVerifier verifier) {
@@ -45,6 +46,7 @@ final class ApiKeyOrIpResolver implements ClientIdResolver {
         this.trustedProxies = trustedProxies;
         this.forwardedHeader = forwardedHeader;
         this.verifier = verifier;
+        this.address = ClientIdResolver.ip(trustedProxies, forwardedHeader);
     }
 
     @Override
@@ -63,9 +65,7 @@ final class ApiKeyOrIpResolver implements ClientIdResolver {
                 return "apikey:" + key;
             }
         }
-        Enumeration<String> forwarded = trustedProxies.isEmpty() ? null : request.getHeaders(forwardedHeader.headerName());
-        String address = ForwardedChain.clientAddress(request.getRemoteAddr(), forwarded, forwardedHeader, trustedProxies);
-        return "ip:" + (address == null ? "unknown" : address);
+        return address.resolve(request);
     }
 
     /**

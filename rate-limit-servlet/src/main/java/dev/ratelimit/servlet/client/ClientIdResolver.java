@@ -1,6 +1,9 @@
 package dev.ratelimit.servlet.client;
 
+import dev.ratelimit.InvalidConfigurationException;
 import jakarta.servlet.http.HttpServletRequest;
+
+import java.util.Enumeration;
 
 /**
  * Says who sent a request: the key its quota is counted under, e.g. {@code apikey:sk-pro-123} or
@@ -8,22 +11,50 @@ import jakarta.servlet.http.HttpServletRequest;
  * thread-safe and fast (called on every limited request).
  *
  * <pre>{@code
- * // Count per authenticated user, falling back to the default:
+ * // Count per authenticated user, else per address (forwarded by your proxies, trusted as such):
+ * ClientIdResolver byAddress = ClientIdResolver.ip(TrustedProxies.of(List.of("10.0.0.0/8")), ForwardedHeader.X_FORWARDED_FOR);
  * ClientIdResolver byUser = request -> request.getUserPrincipal() != null
  *         ? "user:" + request.getUserPrincipal().getName()
- *         : standard.resolve(request);
+ *         : byAddress.resolve(request);
  * }</pre>
  */
 @FunctionalInterface
 public interface ClientIdResolver {
 
     /**
-     * The client id of {@code request}; never null.
+     * The client id of {@code request}: a kind, a colon and the identity ({@code user:42}), so that it
+     * can never equal another kind's id ({@code ip:...}, {@code apikey:...}); any other non-empty text
+     * counts as it is. Ids are hashed before a store keeps them and never logged. A request always has a
+     * client: without one of your own, return its address ({@link #ip}). Null or an empty id is a broken
+     * resolver, handled like an exception it throws: the request is counted against no one and passed on
+     * or refused with a {@code 503} as the filter's failure mode says, with a warning naming this class.
      *
      * @throws InvalidClientException when the request's identity is unusable (the filter answers 400
      *                                and counts nothing)
      */
     String resolve(HttpServletRequest request);
+
+    /**
+     * The client's address alone, {@code ip:<address>}, as {@link #apiKeyOrIp} resolves a request without
+     * a key: canonical (see {@link IpAddresses}) and, when the peer is one of {@code trustedProxies},
+     * taken from {@code forwardedHeader} (see {@link TrustedProxies}); {@code ip:unknown} for a peer
+     * that is not an IP literal. The fallback of a resolver of your own.
+     *
+     * @throws dev.ratelimit.InvalidConfigurationException naming a null argument
+     */
+    static ClientIdResolver ip(TrustedProxies trustedProxies, ForwardedHeader forwardedHeader) {
+        if (trustedProxies == null) {
+            throw new InvalidConfigurationException("trustedProxies", "must not be null (TrustedProxies.none() for none)");
+        }
+        if (forwardedHeader == null) {
+            throw new InvalidConfigurationException("forwardedHeader", "must not be null");
+        }
+        return request -> {
+            Enumeration<String> forwarded = trustedProxies.isEmpty() ? null : request.getHeaders(forwardedHeader.headerName());
+            String address = ForwardedChain.clientAddress(request.getRemoteAddr(), forwarded, forwardedHeader, trustedProxies);
+            return "ip:" + (address == null ? "unknown" : address);
+        };
+    }
 
     /**
      * The default: {@code apikey:<key>} from the {@code apiKeyHeader} header, else

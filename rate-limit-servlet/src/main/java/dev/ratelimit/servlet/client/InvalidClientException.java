@@ -5,21 +5,28 @@ package dev.ratelimit.servlet.client;
  * answers {@code 400} with a problem+json body made of {@link #error()} and {@link #detail()}, and
  * counts nothing against anyone.
  *
- * <p>The detail is shown to the client and logged: it must never contain the offending value.
- * Thrown on hostile input, so it carries no stack trace.
+ * <p>The detail is shown to the client: it must never contain the offending value. It is not logged
+ * (hostile clients would write the log; {@code ratelimit_undecided_total{reason="invalid_client"}} and
+ * the listener's {@code onUndecided} count them). Thrown on hostile input, so it carries no stack trace.
  */
 public final class InvalidClientException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     private final String error;
 
+    /** The code of an exception created without one. */
+    public static final String DEFAULT_ERROR = "invalid_client";
+    /** The detail of an exception created without one. */
+    public static final String DEFAULT_DETAIL = "The request's client identity is not usable.";
+
     /**
-     * @param error  a short machine-readable code, e.g. {@code invalid_api_key}
-     * @param detail a sentence for the client that names what is wrong, never the raw value
+     * @param error  a short machine-readable code, e.g. {@code invalid_api_key}; null for {@link #DEFAULT_ERROR}
+     * @param detail a sentence for the client that names what is wrong, never the raw value; null for
+     *               {@link #DEFAULT_DETAIL}
      */
     public InvalidClientException(String error, String detail) {
-        super(detail, null, false, false);
-        this.error = error;
+        super(detail == null ? DEFAULT_DETAIL : detail, null, false, false);
+        this.error = error == null ? DEFAULT_ERROR : error;
     }
 
     /** The machine-readable code, e.g. {@code invalid_api_key}. */

@@ -4,8 +4,11 @@ import java.util.Map;
 
 /**
  * Says which tier a client belongs to (e.g. {@code free}, {@code pro}, {@code enterprise}), from its
- * client id. The filter's one seam for tiers; implementations must be thread-safe and fast. A tier
- * the configuration does not define is treated as the configuration's default tier.
+ * client id. The filter's one seam for tiers; implementations must be thread-safe and fast. Null, or
+ * a tier the configuration does not define, is treated as the configuration's default tier (with a
+ * warning, at most once a minute). Whatever it throws, {@link InvalidClientException} included, is a
+ * failure of the filter, not the client's: the request is counted against no one and passed on or
+ * refused with a {@code 503} as the failure mode says.
  *
  * <pre>{@code
  * // A lookup table of keys, falling back to the prefixes:
@@ -16,7 +19,7 @@ import java.util.Map;
 @FunctionalInterface
 public interface TierResolver {
 
-    /** The tier of {@code clientId}; never null. */
+    /** The tier of {@code clientId}, as {@link ClientIdResolver#resolve} returned it (never null or empty). */
     String tier(String clientId);
 
     /**

@@ -1,4 +1,4 @@
-package dev.ratelimit.docs;
+package dev.ratelimit.testing;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -6,13 +6,16 @@ import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The README's copy of a test's example: the code between {@code // README:begin} and {@code // README:end}. */
-final class ReadmeText {
+/**
+ * The README's copy of a test's example: the code between {@code // README:begin} and {@code // README:end}.
+ * Paths are relative to a module's directory (where Surefire runs), the README one level up.
+ */
+public final class ReadmeText {
     private ReadmeText() {
     }
 
     /** Asserts that the README shows the example of {@code testSource} line for line (indentation and blank lines aside). */
-    static void assertShows(String testSource) throws IOException {
+    public static void assertShows(String testSource) throws IOException {
         String source = Files.readString(Path.of(testSource));
         String example = source.substring(source.indexOf("// README:begin") + "// README:begin".length(), source.indexOf("// README:end"));
         String readme = Files.readString(Path.of("../README.md"));

@@ -11,11 +11,8 @@ import dev.ratelimit.store.memory.MemoryStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.lang.reflect.UndeclaredThrowableException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -35,26 +32,13 @@ class FailureWarningTest {
         }
     }
 
-    /** What the filter logs (slf4j-simple writes to System.err) while {@code action} runs. */
-    private static String logged(Runnable action) {
-        PrintStream stderr = System.err;
-        ByteArrayOutputStream log = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
-        try {
-            action.run();
-        } finally {
-            System.setErr(stderr);
-        }
-        return log.toString(StandardCharsets.UTF_8);
-    }
-
     /** The warning left by one request to a limited path through a filter whose resolver throws {@code failure}. */
     private String warningOfOneFailure(RateLimitFilterBuilder builder, RuntimeException failure) {
         ClientIdResolver broken = request -> {
             throw failure;
         };
         server = TestServer.start(builder.clientIdResolver(broken).clock(clock).build());
-        return logged(() -> server.get("/api/scan"));
+        return StderrLog.during(() -> server.get("/api/scan"));
     }
 
     @Test
@@ -95,7 +79,7 @@ class FailureWarningTest {
         };
         ClientIdResolver broken = request -> request.getHeader("X-Empty") != null ? "" : null;
         server = TestServer.start(RateLimitFilter.builder().clientIdResolver(broken).tierResolver(tiers).clock(clock).build());
-        String warning = logged(() -> assertThat(server.get("/api/scan").statusCode()).isEqualTo(200));
+        String warning = StderrLog.during(() -> assertThat(server.get("/api/scan").statusCode()).isEqualTo(200));
         assertThat(warning).contains("RateLimitFilter could not decide a request: dev.ratelimit.servlet.BrokenExtension: ClientIdResolver "
                         + broken.getClass().getName() + " returned null; return an id such as ip:<address> (ClientIdResolver.ip), "
                         + "or throw InvalidClientException for a 400 at ")
@@ -105,17 +89,17 @@ class FailureWarningTest {
         server = TestServer.start(RateLimitFilter.builder().clientIdResolver(broken).tierResolver(tiers)
                 .failureMode(FailureMode.FAIL_CLOSED).clock(clock).build());
         clock.advance(Duration.ofMinutes(1)); // past the last warning's minute
-        warning = logged(() -> assertThat(server.get("/api/scan", "X-Empty", "1").statusCode()).isEqualTo(503));
+        warning = StderrLog.during(() -> assertThat(server.get("/api/scan", "X-Empty", "1").statusCode()).isEqualTo(503));
         assertThat(warning).contains(" returned an empty id; ").contains("; answered 503 (failure mode FAIL_CLOSED)\n");
         assertThat(tiersAsked).isEmpty();
     }
 
     @Test
     void trustingEveryAddressAsAProxyIsWarnedOfAtBuildTrustingSomeIsNot() {
-        assertThat(logged(() -> RateLimitFilter.builder().trustedProxies("0.0.0.0/0").build().destroy()))
+        assertThat(StderrLog.during(() -> RateLimitFilter.builder().trustedProxies("0.0.0.0/0").build().destroy()))
                 .contains("RateLimitFilter: trusted proxies include 0.0.0.0/0, every address");
-        assertThat(logged(() -> RateLimitFilter.builder().trustedProxies("10.0.0.0/8").build().destroy())).doesNotContain("trusted proxies");
-        assertThat(logged(() -> RateLimitFilter.builder().build().destroy())).doesNotContain("trusted proxies");
+        assertThat(StderrLog.during(() -> RateLimitFilter.builder().trustedProxies("10.0.0.0/8").build().destroy())).doesNotContain("trusted proxies");
+        assertThat(StderrLog.during(() -> RateLimitFilter.builder().build().destroy())).doesNotContain("trusted proxies");
     }
 
     @Test
@@ -135,7 +119,7 @@ class FailureWarningTest {
         };
         RateLimitFilter filter = RateLimitFilter.builder().ownedStore(failing).build();
 
-        assertThat(logged(filter::destroy)).contains("closing the rate-limit store failed: java.lang.IllegalStateException at ")
+        assertThat(StderrLog.during(filter::destroy)).contains("closing the rate-limit store failed: java.lang.IllegalStateException at ")
                 .doesNotContain("connection pool already closed");
     }
 }

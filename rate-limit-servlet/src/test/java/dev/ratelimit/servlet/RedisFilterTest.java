@@ -15,10 +15,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -291,14 +288,14 @@ class RedisFilterTest {
 
     @Test
     void aFilterOnRedisChecksItsConnectionAtInitAndStartsEvenWhenRedisIsDown() {
-        String up = logged(() -> serverWithInitParams("store", redis.url()));
+        String up = StderrLog.during(() -> serverWithInitParams("store", redis.url()));
         assertThat(up).contains("INFO dev.ratelimit.servlet.RateLimitFilter - RateLimitFilter rateLimit: Redis store "
                 + redis.url() + " answered its connection check");
 
         redis.kill();
         String password = "Pa55-never-logged";
         String url = redis.url().replace("redis://", "redis://:" + password + "@");
-        String down = logged(() -> {
+        String down = StderrLog.during(() -> {
             TestServer server = serverWithInitParams("store", url, "failure-mode", "FAIL_OPEN", "redis-timeout", "100ms");
             assertThat(server.get("/api/scan").statusCode()).isEqualTo(200);
         });
@@ -307,18 +304,6 @@ class RedisFilterTest {
                 .contains("Connection refused")
                 .contains("; starting anyway: until Redis answers, each decision follows failure mode FAIL_OPEN")
                 .doesNotContain(password);
-    }
-
-    private static String logged(Runnable action) {
-        PrintStream stderr = System.err;
-        ByteArrayOutputStream log = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
-        try {
-            action.run();
-        } finally {
-            System.setErr(stderr);
-        }
-        return log.toString(StandardCharsets.UTF_8);
     }
 
     @Test

@@ -18,10 +18,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PrintStream;
 import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -381,17 +379,11 @@ class RefusalsTest {
             }
             return "ip:" + request.getRemoteAddr();
         };
-        PrintStream stderr = System.err;
-        ByteArrayOutputStream log = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
-        try {
+        String logged = StderrLog.during(() -> {
             start(RateLimitFilter.builder().listener(throwing).clientIdResolver(breaksOnDemand).failureMode(FailureMode.FAIL_CLOSED));
             assertThat(server.get("/api/scan").statusCode()).isEqualTo(200);
             assertThat(server.get("/api/scan", "X-Break", "1").statusCode()).isEqualTo(503);
-        } finally {
-            System.setErr(stderr);
-        }
-        String logged = log.toString(StandardCharsets.UTF_8);
+        });
         assertThat(logged).contains("RateLimitListener.onDecision threw java.lang.IllegalStateException");
         assertThat(logged).contains("RateLimitFilter could not decide a request: java.lang.IllegalStateException");
     }

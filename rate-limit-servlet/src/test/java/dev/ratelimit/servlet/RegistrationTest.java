@@ -14,11 +14,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.URISyntaxException;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -182,15 +179,7 @@ class RegistrationTest {
                 .limit("free", "scan", Policy.fixedWindow(3, Duration.ofMinutes(1)))
                 .limit("free", "home", Policy.fixedWindow(3, Duration.ofMinutes(1)))
                 .limit("free", "login", Policy.fixedWindow(3, Duration.ofMinutes(1))).build();
-        PrintStream stderr = System.err;
-        ByteArrayOutputStream log = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
-        try {
-            server = TestServer.start(RateLimitFilter.builder().config(config).build());
-        } finally {
-            System.setErr(stderr);
-        }
-        String logged = log.toString(StandardCharsets.UTF_8);
+        String logged = StderrLog.during(() -> server = TestServer.start(RateLimitFilter.builder().config(config).build()));
         assertThat(logged).contains("RateLimitFilter rateLimit: path /app/api/scan starts with the context path /app, but paths are "
                 + "matched within the application: it matches /app/app/api/scan, not /app/api/scan; write /api/scan for that");
         assertThat(logged).as("the application's root is /, not an empty path").contains("it matches /app/app, not /app; write / for that");

@@ -4,7 +4,10 @@ package dev.ratelimit;
 public enum Verdict {
     /** The request passes; its cost was taken from every policy of the limit. */
     ALLOWED,
-    /** The request is over the limit now; it passes after {@link Decision#retryAfter()}. */
+    /**
+     * The request is over the limit now; it passes after {@link Decision#retryAfter()} (from the local
+     * fallback, for a cost above this instance's share of the limit: once Redis decides again).
+     */
     REJECTED,
     /**
      * The request costs more than the limit ever allows, so it can never pass: do not tell the
@@ -12,8 +15,9 @@ public enum Verdict {
      */
     COST_EXCEEDS_LIMIT,
     /**
-     * The store could not decide (Redis down) and the failure mode is fail-closed. The servlet filter
-     * answers 503, not 429.
+     * The store could not decide (Redis down) and the failure mode is fail-closed, or the local
+     * fallback failed too. {@link Decision#retryAfter()} is a hint: when Redis is asked again. The
+     * servlet filter answers 503, not 429.
      */
     STORE_UNAVAILABLE
 }

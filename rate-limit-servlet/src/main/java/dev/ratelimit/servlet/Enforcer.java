@@ -290,7 +290,7 @@ final class Enforcer {
         // headers describe the limit that bites first. The refusing one writes them; otherwise the
         // lowest rank does (on a tie, the outer one): an enforced limit's remaining count, below any
         // enforced decision without numbers (an outage's), below any shadowed one.
-        boolean numbers = LimitHeaders.hasNumbers(decision);
+        boolean numbers = decision.hasNumbers();
         long rank = shadowed ? SHADOWED_RANK : numbers ? Math.min(decision.remaining(), NO_NUMBERS_RANK - 1) : NO_NUMBERS_RANK;
         Object shown = request.getAttribute(SHOWN_RANK);
         if (!passes || !(shown instanceof Long earlier) || rank < earlier) {

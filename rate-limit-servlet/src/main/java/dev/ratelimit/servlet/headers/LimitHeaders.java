@@ -4,7 +4,6 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.Durations;
 import dev.ratelimit.Limit;
 import dev.ratelimit.Policy;
-import dev.ratelimit.Source;
 import dev.ratelimit.Verdict;
 
 import java.util.List;
@@ -125,7 +124,7 @@ public final class LimitHeaders {
      */
     public void write(BiConsumer<String, String> header, HeaderStyle style, String tier, Decision decision,
                       long nowMicros, long retryAfterSeconds) {
-        boolean known = hasNumbers(decision);
+        boolean known = decision.hasNumbers();
         int index = index(decision);
         if (style.x()) {
             if (known) {
@@ -149,15 +148,6 @@ public final class LimitHeaders {
         if (retryAfterSeconds > 0) {
             header.accept("Retry-After", Long.toString(retryAfterSeconds));
         }
-    }
-
-    /**
-     * Whether {@link #write} sends {@code decision}'s numbers: only a decision the store (its denial
-     * cache, its local fallback) made, not a failure mode's nor an unavailable store's.
-     */
-    public static boolean hasNumbers(Decision decision) {
-        return decision.source() != Source.FAIL_OPEN && decision.source() != Source.FAIL_CLOSED
-                && decision.verdict() != Verdict.STORE_UNAVAILABLE;
     }
 
     /**

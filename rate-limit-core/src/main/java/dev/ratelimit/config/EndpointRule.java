@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
  * an exact path ({@code /api/scan}), or ends in {@code /*} (one more segment) or {@code /**} (any
  * depth, the prefix itself included).
  *
- * @param method  an HTTP method in upper case, or {@code *} for any
+ * @param method  an HTTP method (upper-cased: {@code get} is {@code GET}), or {@code *} or null for any
  * @param path    the path pattern, starting with {@code /}
  * @param name    the endpoint's name, e.g. {@code scan}: 1-64 of {@code [A-Za-z0-9._-]}
  * @param cost    what one request costs, {@code >= 1}

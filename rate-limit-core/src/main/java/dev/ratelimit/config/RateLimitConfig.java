@@ -9,6 +9,7 @@ import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -72,9 +73,9 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
                             + "endpoint, \"" + endpoint + "\", was " + (limit == null ? "null" : "named \"" + limit.name() + "\""));
                 }
             });
-            copy.put(tier, Map.copyOf(limits));
+            copy.put(tier, Collections.unmodifiableMap(new LinkedHashMap<>(limits))); // in the order given
         });
-        tiers = java.util.Collections.unmodifiableMap(copy);
+        tiers = Collections.unmodifiableMap(copy);
         var expected = tiers.get(defaultTier).keySet();
         for (var entry : tiers.entrySet()) {
             for (String endpoint : expected) {
@@ -98,7 +99,7 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
                 throw new InvalidConfigurationException("tierPrefixes", "must map prefixes to tiers, had " + prefix + " -> " + tier);
             }
         });
-        tierPrefixes = Map.copyOf(tierPrefixes);
+        tierPrefixes = Collections.unmodifiableMap(new LinkedHashMap<>(tierPrefixes));
         for (var prefix : tierPrefixes.entrySet()) {
             // API keys are visible ASCII (the filter refuses others): a prefix with a space would match none.
             if (!prefix.getKey().chars().allMatch(c -> c >= '!' && c <= '~')) {
@@ -155,13 +156,13 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
     /** The limit for {@code endpoint} in {@code tier}, if that tier and endpoint exist. */
     public Optional<Limit> limit(String tier, String endpoint) {
         if (tier == null || endpoint == null) {
-            return Optional.empty(); // the maps are immutable copies, whose get(null) throws
+            return Optional.empty();
         }
         Map<String, Limit> limits = tiers.get(tier);
         return limits == null ? Optional.empty() : Optional.ofNullable(limits.get(endpoint));
     }
 
-    /** The bundled configuration: the seed's free/pro/enterprise table for scan, reports and login. */
+    /** The bundled configuration: the seed's free/pro/enterprise table for scan, reports and login (read from JSON: without jackson-databind, an {@link IllegalStateException}). */
     public static RateLimitConfig defaults() {
         try {
             return ConfigJson.readResource(DEFAULTS_RESOURCE, false);
@@ -170,7 +171,13 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
         }
     }
 
-    /** Loads JSON from a file; errors name the JSON path and the bad value. */
+    /**
+     * Loads JSON from a file.
+     *
+     * @throws InvalidConfigurationException naming the JSON path and the bad value
+     * @throws java.io.UncheckedIOException  when the file cannot be read, saying why (no such file, permission denied)
+     * @throws IllegalStateException         without jackson-databind on the class path (an optional dependency)
+     */
     public static RateLimitConfig fromJson(Path file) {
         try {
             return ConfigJson.read(file);
@@ -179,7 +186,13 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
         }
     }
 
-    /** Loads JSON from a stream (not closed); {@code source} names it in errors. */
+    /**
+     * Loads JSON from a stream (not closed); {@code source} names it in errors.
+     *
+     * @throws IOException                   when reading the stream fails
+     * @throws InvalidConfigurationException naming the JSON path and the bad value
+     * @throws IllegalStateException         without jackson-databind on the class path (an optional dependency)
+     */
     public static RateLimitConfig fromJson(InputStream json, String source) throws IOException {
         try {
             return ConfigJson.read(json, source);
@@ -193,6 +206,11 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
      * servlet container, the web application's, as the filter's {@code config=classpath:...} init-param
      * reads it), then with this library's class loader. A leading {@code /} (as {@code Class.getResource}
      * takes it) is dropped: class loaders name resources without one.
+     *
+     * @throws InvalidConfigurationException naming {@code config} when the resource is not found, else the
+     *                                       JSON path and the bad value
+     * @throws java.io.UncheckedIOException  when the resource cannot be read
+     * @throws IllegalStateException         without jackson-databind on the class path (an optional dependency)
      */
     public static RateLimitConfig fromClasspath(String resource) {
         try {
@@ -229,7 +247,7 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
 
         /** The tier of clients without a recognized key (default {@code free}). */
         public Builder defaultTier(String tier) {
-            this.defaultTier = tier;
+            this.defaultTier = required("defaultTier", "a tier name", tier);
             return this;
         }
 
@@ -279,9 +297,9 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
             return this;
         }
 
-        /** Requests never limited. */
+        /** Requests never limited (default {@link Allowlist#NONE}). */
         public Builder allowlist(Allowlist allowlist) {
-            this.allowlist = allowlist;
+            this.allowlist = required("allowlist", "an allowlist (Allowlist.NONE for none)", allowlist);
             return this;
         }
 

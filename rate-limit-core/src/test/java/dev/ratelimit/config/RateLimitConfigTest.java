@@ -47,6 +47,25 @@ class RateLimitConfigTest {
     }
 
     @Test
+    void keepsTheOrderOfTiersEndpointsAndPrefixesAsWritten() {
+        // Errors, onLimitBound and anything else that walks the maps see the file's order, the same on every run.
+        RateLimitConfig config = RateLimitConfig.defaults();
+        assertThat(config.tiers().keySet()).containsExactly("free", "pro", "enterprise");
+        assertThat(config.tiers().get("pro").keySet()).containsExactly("scan", "reports", "login");
+        assertThat(config.tierPrefixes().keySet()).containsExactly("sk-free-", "sk-pro-", "sk-ent-");
+        assertThatThrownBy(() -> config.tiers().get("pro").clear()).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> config.tierPrefixes().clear()).isInstanceOf(UnsupportedOperationException.class);
+    }
+
+    @Test
+    void theBuilderRefusesANullDefaultTierOrAllowlistAtOnce() {
+        assertThatThrownBy(() -> RateLimitConfig.builder().defaultTier(null)).isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("defaultTier: must be a tier name, was null");
+        assertThatThrownBy(() -> RateLimitConfig.builder().allowlist(null))
+                .hasMessage("allowlist: must be an allowlist (Allowlist.NONE for none), was null");
+    }
+
+    @Test
     void namesTheJsonPathAndValueOfABadNumber() {
         assertThatThrownBy(() -> parse(tiers("\"scan\": {\"algorithm\": \"token_bucket\", \"capacity\": 0, \"refillTokens\": 1, \"refillPeriod\": \"1s\"}")))
                 .isInstanceOf(InvalidConfigurationException.class)

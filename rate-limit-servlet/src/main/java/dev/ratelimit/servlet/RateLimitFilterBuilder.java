@@ -25,8 +25,9 @@ import java.util.Set;
 /**
  * Builds a {@link RateLimitFilter} in code; every option has a default, so
  * {@code RateLimitFilter.builder().build()} is the bundled configuration over an in-memory store.
- * Each setter checks its argument; {@link #build()} checks the combination and binds every limit to
- * the store. Errors are {@link InvalidConfigurationException}s naming the option and the value.
+ * Setters refuse null and some values at once; {@link #build()} checks the others (the API key
+ * header's form and length among them) and the combination, and binds every limit to the store. Errors are
+ * {@link InvalidConfigurationException}s naming the option and the value.
  *
  * <pre>{@code
  * RateLimitFilter filter = RateLimitFilter.builder()

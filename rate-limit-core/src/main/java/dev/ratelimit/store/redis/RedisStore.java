@@ -196,6 +196,8 @@ public final class RedisStore implements RateLimitStore {
         private boolean timeFromClock;
         private int poolSize = DEFAULT_POOL_SIZE;
         private SslOptions sslOptions;
+        /** The last connection option set (timeouts, pool, TLS), which a client passed in would ignore. */
+        private String connectionOption;
 
         private Builder() {
         }
@@ -213,7 +215,7 @@ public final class RedisStore implements RateLimitStore {
 
         /**
          * A Jedis client you created and close yourself, instead of {@link #url}: for tests or a custom
-         * set-up. The timeout, pool and TLS options then do not apply.
+         * set-up. The timeout, pool and TLS options then do not apply: {@link #build()} refuses them.
          */
         public Builder client(UnifiedJedis client) {
             if (client == null) {
@@ -279,12 +281,14 @@ public final class RedisStore implements RateLimitStore {
         /** How long to wait for a connection to Redis (default 100 ms; 1 ms to 60 s, whole milliseconds). */
         public Builder connectTimeout(Duration d) {
             this.connectTimeout = timeout("connectTimeout", d);
+            this.connectionOption = "connectTimeout";
             return this;
         }
 
         /** How long to wait for a reply, and for a free pooled connection (default 100 ms; 1 ms to 60 s, whole milliseconds). */
         public Builder readTimeout(Duration d) {
             this.readTimeout = timeout("readTimeout", d);
+            this.connectionOption = "readTimeout";
             return this;
         }
 
@@ -362,6 +366,7 @@ public final class RedisStore implements RateLimitStore {
                 throw new InvalidConfigurationException("poolSize", "must be in 1..1024, was " + size);
             }
             this.poolSize = size;
+            this.connectionOption = "poolSize";
             return this;
         }
 
@@ -376,6 +381,7 @@ public final class RedisStore implements RateLimitStore {
                 throw new InvalidConfigurationException("sslOptions", "must not be null");
             }
             this.sslOptions = options;
+            this.connectionOption = "sslOptions";
             return this;
         }
 
@@ -385,6 +391,11 @@ public final class RedisStore implements RateLimitStore {
             if (client != null && parsedUrl != null) {
                 throw new InvalidConfigurationException("client", "set either url or client, not both; url was "
                         + RedisUrl.mask(url));
+            }
+            if (client != null && connectionOption != null) {
+                // Not ignored: the code would read as if the client passed in waited, pooled or encrypted so.
+                throw new InvalidConfigurationException(connectionOption, "applies only to a store made from a url; "
+                        + "a client passed in keeps its own settings");
             }
             if (client == null && parsedUrl == null) {
                 throw new InvalidConfigurationException("url", "must be set (or pass a client), was null");

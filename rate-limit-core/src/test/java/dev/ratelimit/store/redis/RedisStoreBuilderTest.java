@@ -134,6 +134,20 @@ class RedisStoreBuilderTest {
     }
 
     @Test
+    void aClientPassedInRefusesTheConnectionOptionsItWouldIgnore() {
+        try (RedisClient client = RedisClient.builder().hostAndPort(new HostAndPort("127.0.0.1", 1)).build()) {
+            assertThatThrownBy(() -> RedisStore.builder().client(client).readTimeout(Duration.ofMillis(50)).build())
+                    .isInstanceOf(InvalidConfigurationException.class)
+                    .hasMessage("readTimeout: applies only to a store made from a url; a client passed in keeps its own settings");
+            assertThatThrownBy(() -> RedisStore.builder().connectTimeout(Duration.ofMillis(50)).client(client).build())
+                    .hasMessageStartingWith("connectTimeout: ");
+            assertThatThrownBy(() -> RedisStore.builder().client(client).poolSize(4).build()).hasMessageStartingWith("poolSize: ");
+            assertThatThrownBy(() -> RedisStore.builder().client(client).sslOptions(SslOptions.defaults()).build())
+                    .hasMessageStartingWith("sslOptions: ");
+        }
+    }
+
+    @Test
     void aStoreBuildsWithoutReachingRedisAndStartsUp() {
         try (RedisStore store = RedisStore.builder().url("redis://127.0.0.1:1").failureMode(FailureMode.FAIL_OPEN)
                 .keyPrefix("shop:").clock(Clock.system()).build()) {

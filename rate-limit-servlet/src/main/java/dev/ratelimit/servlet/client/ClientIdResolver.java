@@ -65,6 +65,9 @@ public interface ClientIdResolver {
      * empty key header counts as no key. With {@code Authorization} as {@code apiKeyHeader}, the key
      * is the token of {@code Bearer <token>} (the scheme in any case), a value of one word is the key
      * as it is, and another scheme counts as no key. A peer that is not an IP literal is {@code ip:unknown}.
+     *
+     * @throws InvalidConfigurationException naming an argument that is null, a header name that is not
+     *                                       one, or a length outside 1 to 8192
      */
     static ClientIdResolver apiKeyOrIp(String apiKeyHeader, int maxApiKeyLength, TrustedProxies trustedProxies,
                                        ForwardedHeader forwardedHeader) {

@@ -1,5 +1,7 @@
 package dev.ratelimit.servlet.client;
 
+import dev.ratelimit.InvalidConfigurationException;
+
 import java.util.Comparator;
 import java.util.Map;
 
@@ -12,6 +14,13 @@ final class PrefixTierResolver implements TierResolver {
     private final String defaultTier;
 
     PrefixTierResolver(Map<String, String> byPrefix, String defaultTier) {
+        // Not containsKey(null): Map.of's throws NullPointerException for it.
+        if (byPrefix == null || byPrefix.entrySet().stream().anyMatch(e -> e.getKey() == null || e.getValue() == null)) {
+            throw new InvalidConfigurationException("tierPrefixes", "must map prefixes to tiers (empty for none), was " + byPrefix);
+        }
+        if (defaultTier == null) {
+            throw new InvalidConfigurationException("defaultTier", "must name a tier, was null");
+        }
         var sorted = byPrefix.entrySet().stream()
                 .sorted(Comparator.comparingInt((Map.Entry<String, String> e) -> e.getKey().length()).reversed()
                         .thenComparing(Map.Entry::getKey))

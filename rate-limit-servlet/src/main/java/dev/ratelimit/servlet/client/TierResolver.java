@@ -12,6 +12,7 @@ import java.util.Map;
  *
  * <pre>{@code
  * // A lookup table of keys, falling back to the prefixes:
+ * TierResolver byPrefix = TierResolver.byKeyPrefix(Map.of("sk-pro-", "pro", "sk-ent-", "enterprise"), "free");
  * Map<String, String> plans = Map.of("apikey:acme-4f2a", "enterprise");
  * TierResolver byPlan = clientId -> plans.getOrDefault(clientId, byPrefix.tier(clientId));
  * }</pre>
@@ -26,6 +27,8 @@ public interface TierResolver {
      * The default: for {@code apikey:<key>} client ids, the tier of the longest prefix in
      * {@code prefixes} that {@code <key>} starts with; for any other key, or no key,
      * {@code defaultTier}.
+     *
+     * @throws dev.ratelimit.InvalidConfigurationException for a null map, prefix, tier or default tier
      */
     static TierResolver byKeyPrefix(Map<String, String> prefixes, String defaultTier) {
         return new PrefixTierResolver(prefixes, defaultTier);

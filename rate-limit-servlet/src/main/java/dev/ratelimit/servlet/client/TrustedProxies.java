@@ -33,9 +33,13 @@ public final class TrustedProxies {
      * only its proxies can reach (the filter warns of it when built: any client that reaches the app
      * directly picks its own address by writing the header).
      *
-     * @throws InvalidConfigurationException naming the entry ({@code trustedProxies[1]}) that is not a CIDR block
+     * @throws InvalidConfigurationException naming the entry ({@code trustedProxies[1]}) that is not a CIDR block,
+     *                                       or {@code trustedProxies} for a null list
      */
     public static TrustedProxies of(List<String> cidrs) {
+        if (cidrs == null) {
+            throw new InvalidConfigurationException("trustedProxies", "must be a list (empty, or TrustedProxies.none(), for none), was null");
+        }
         List<Cidr> parsed = new ArrayList<>();
         for (int i = 0; i < cidrs.size(); i++) {
             try {

@@ -1,5 +1,6 @@
 package dev.ratelimit.servlet.client;
 
+import dev.ratelimit.InvalidConfigurationException;
 import dev.ratelimit.servlet.RateLimitFilter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -13,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Trusting every address is allowed (an app only its proxies reach) but said once, when the filter is built. */
 class TrustedProxiesTest {
@@ -56,5 +58,11 @@ class TrustedProxiesTest {
 
         assertThat(TrustedProxies.of(List.of("10.0.0.0/8")).everyAddressBlock()).isNull();
         assertThat(logged()).doesNotContain(WARNING);
+    }
+
+    @Test
+    void aNullListIsAConfigurationErrorNamingTrustedProxies() {
+        assertThatThrownBy(() -> TrustedProxies.of(null)).isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageStartingWith("trustedProxies: must be a list");
     }
 }

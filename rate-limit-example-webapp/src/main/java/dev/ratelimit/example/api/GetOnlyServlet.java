@@ -25,4 +25,9 @@ public abstract class GetOnlyServlet extends HttpServlet {
         response.setHeader("Allow", "GET, HEAD");
         ApiServlet.json(response, HttpServletResponse.SC_METHOD_NOT_ALLOWED, "{\"error\":\"method not allowed, use GET\"}");
     }
+
+    /** The app's 404 for a path this servlet does not serve: {@code {"error":"not found"}}, as everywhere else. */
+    protected static void notFound(HttpServletResponse response) throws IOException {
+        ApiServlet.json(response, HttpServletResponse.SC_NOT_FOUND, "{\"error\":\"not found\"}");
+    }
 }

@@ -44,7 +44,7 @@ public final class DashboardServlet extends GetOnlyServlet {
         String path = request.getPathInfo();
         Asset asset = ASSETS.get(path == null || path.equals("/") ? "" : path);
         if (asset == null) {
-            response.sendError(HttpServletResponse.SC_NOT_FOUND);
+            notFound(response);
             return;
         }
         response.setStatus(HttpServletResponse.SC_OK);

@@ -178,6 +178,7 @@ class MetricsEndpointTest {
         assertThat(style.body()).doesNotContain("url(", "@import");
         assertThat(other.statusCode()).isIn(400, 404);
         assertThat(unknown.statusCode()).isEqualTo(404);
+        assertThat(unknown.body()).as("the app's 404, as on every other path").isEqualTo("{\"error\":\"not found\"}");
     }
 
     @Test

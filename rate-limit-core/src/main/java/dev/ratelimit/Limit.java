@@ -62,8 +62,10 @@ public record Limit(String name, List<Policy> policies) {
     }
 
     /**
-     * A short, stable digest of the policies (16 hex characters). Stores put it in their keys so
-     * that changing a limit's numbers starts from fresh state instead of misreading the old one.
+     * A short, stable digest of the policies (16 hex characters): stores bind one limiter per name and
+     * fingerprint, so that equal limits share one. (Redis keys carry each policy's state fingerprint
+     * instead, which leaves out the numbers a change of which keeps the state's meaning: see the
+     * README's "Keys".)
      */
     public String fingerprint() {
         try {

@@ -123,10 +123,9 @@ class PolicyValidationTest {
     }
 
     @Test
-    void fingerprintsAreFixedSoThatRedisKeysSurviveAnUpgrade() {
-        // Redis keys carry the fingerprint: if it changed (with our code, or with the JDK's record
-        // toString, which it must not depend on), every client would start fresh after an upgrade,
-        // and during a rolling upgrade spend two quotas.
+    void fingerprintsAreWrittenOutNotTakenFromTheJdksRecordToString() {
+        // Fixed values: the same limit has the same fingerprint on every JVM, whatever format the
+        // JDK gives records' toString.
         Limit composite = Limit.of("scan", TokenBucket.perSecond(10, 1), Policy.fixedWindow(1000, Duration.ofHours(1)),
                 Policy.slidingWindowLog(5, Duration.ofMinutes(1)), Policy.slidingWindowCounter(100, Duration.ofMillis(1500)),
                 Policy.gcra(3, Duration.ofSeconds(1), 6));

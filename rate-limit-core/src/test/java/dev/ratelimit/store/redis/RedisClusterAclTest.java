@@ -131,7 +131,7 @@ class RedisClusterAclTest {
     }
 
     private static String keyOf(String client) {
-        return "rl:" + LIMIT.name() + ":" + LIMIT.fingerprint() + ":{" + ClientHash.sha256().of(client) + "}:0";
+        return ScriptLimit.key("rl:", LIMIT, ClientHash.sha256().of(client), 0);
     }
 
     private static String clientOn(RedisServer master) {

@@ -96,6 +96,6 @@ class RedisClusterFailoverTest {
     }
 
     private static String survivorKey() {
-        return "rl:failover:" + LIMIT.fingerprint() + ":{" + ClientHash.sha256().of("survivor") + "}:0";
+        return ScriptLimit.key("rl:", LIMIT, ClientHash.sha256().of("survivor"), 0);
     }
 }

@@ -86,7 +86,7 @@ class RedisClusterFunctionLoadTest {
     }
 
     private static String keyOf(String client) {
-        return "rl:" + LIMIT.name() + ":" + LIMIT.fingerprint() + ":{" + ClientHash.sha256().of(client) + "}:0";
+        return ScriptLimit.key("rl:", LIMIT, ClientHash.sha256().of(client), 0);
     }
 
     /** A client id whose keys live on {@code master}. */

@@ -226,7 +226,7 @@ class RedisClusterMasterDownTest {
     }
 
     private static String keyOf(String client) {
-        return "rl:" + LIMIT.name() + ":" + LIMIT.fingerprint() + ":{" + ClientHash.sha256().of(client) + "}:0";
+        return ScriptLimit.key("rl:", LIMIT, ClientHash.sha256().of(client), 0);
     }
 
     /** A client whose keys {@code owner} holds, in another slot than {@code mover}'s: it stays when that slot moves. */

@@ -217,11 +217,10 @@ class RedisClusterReshardTest {
             RateLimiter limiter = store.limiter(shortAndLong);
             RedisServer source = cluster.currentMasters().get(0);
             String regular = clientsOn(cluster, source, 1, "regular-").get(0);
-            String base = "rl:" + shortAndLong.name() + ":" + shortAndLong.fingerprint() + ":{" + ClientHash.sha256().of(regular) + "}:";
             assertStore(limiter.tryAcquire(regular), 2, regular);
             Awaitility.await("the fixed window's key to expire").atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
-                    .until(() -> source.call("EXISTS", base + "0").equals(0L));
-            assertThat(source.call("EXISTS", base + "1")).as("the counter's key").isEqualTo(1L);
+                    .until(() -> source.call("EXISTS", ScriptLimit.key("rl:", shortAndLong, ClientHash.sha256().of(regular), 0)).equals(0L));
+            assertThat(source.call("EXISTS", ScriptLimit.key("rl:", shortAndLong, ClientHash.sha256().of(regular), 1))).as("the counter's key").isEqualTo(1L);
 
             RedisServer added = cluster.addMaster();
             RedisCluster.SlotMigration migration = cluster.startMigration(slotOf(regular), added);

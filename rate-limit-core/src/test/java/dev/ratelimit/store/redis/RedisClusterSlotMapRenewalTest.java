@@ -130,7 +130,7 @@ class RedisClusterSlotMapRenewalTest {
     private String clientOnFrozenMaster() {
         for (int i = 0; ; i++) {
             String client = "client-" + i;
-            String key = "rl:" + LIMIT.name() + ":" + LIMIT.fingerprint() + ":{" + ClientHash.sha256().of(client) + "}:0";
+            String key = ScriptLimit.key("rl:", LIMIT, ClientHash.sha256().of(client), 0);
             if (cluster.masterOf(cluster.slot(key)) == frozen) {
                 return client;
             }

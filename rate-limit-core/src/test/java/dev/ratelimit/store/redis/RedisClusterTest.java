@@ -119,7 +119,7 @@ class RedisClusterTest {
             assertThat(limiter.tryAcquire("mover").remaining()).isEqualTo(4);
             assertThat(limiter.tryAcquire("mover").remaining()).isEqualTo(3);
 
-            String key = "rl:moving:" + limit.fingerprint() + ":{" + ClientHash.sha256().of("mover") + "}:0";
+            String key = ScriptLimit.key("rl:", limit, ClientHash.sha256().of("mover"), 0);
             int slot = cluster.slot(key);
             RedisServer owner = cluster.masterOf(slot);
             RedisServer target = cluster.currentMasters().stream().filter(m -> m != owner).findFirst().orElseThrow();

@@ -59,10 +59,11 @@ class RedisMemoryUsageTest {
             Limit limit = Limit.of("bytes", Policy.slidingWindowLog(limitValue, Duration.ofHours(1)));
             RateLimiter limiter = store.limiter(limit);
             int cost = Math.min(limitValue, 1_000);
+            String client = "full-log-" + limitValue; // one key for every limit of a log: a client of its own each
             for (int filled = 0; filled < limitValue; filled += cost) {
-                limiter.tryAcquire("full-log", cost);
+                limiter.tryAcquire(client, cost);
             }
-            String key = key(limit, "full-log");
+            String key = key(limit, client);
             assertThat(redis.call("ZCARD", key)).isEqualTo((long) limitValue);
             long bytes = usage(key);
             System.out.printf("MEMORY USAGE sliding_window_log full at %d: %d bytes, %.1f per entry%n",
@@ -72,7 +73,7 @@ class RedisMemoryUsageTest {
     }
 
     private static String key(Limit limit, String client) {
-        return "rl:" + limit.name() + ":" + limit.fingerprint() + ":{" + ClientHash.sha256().of(client) + "}:0";
+        return ScriptLimit.key("rl:", limit, ClientHash.sha256().of(client), 0);
     }
 
     private static long usage(String key) {

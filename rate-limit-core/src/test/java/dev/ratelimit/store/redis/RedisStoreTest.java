@@ -93,7 +93,7 @@ class RedisStoreTest {
         assertThat(rejected.verdict()).isEqualTo(Verdict.REJECTED);
         assertThat(rejected.policy()).isEqualTo(Policy.fixedWindow(2, LONG));
         // The rejection consumed nothing from the log: it still holds exactly the two admitted requests.
-        String logKey = "rl:composite:" + limit.fingerprint() + ":{" + ClientHash.sha256().of("composite-client") + "}:2";
+        String logKey = ScriptLimit.key("rl:", limit, ClientHash.sha256().of("composite-client"), 2);
         assertThat(redis.call("ZCARD", logKey)).isEqualTo(2L);
     }
 

@@ -26,6 +26,6 @@ ALGORITHMS[2] = function(v, limit, window, _, now, cost, commit)
   if s2 ~= 0 then
     forgetAt = s1 + window
   end
-  -- Never below 0: a count above the limit is no state the store writes, only a hand-written key's.
+  -- Never below 0: a count above the limit was written under a higher one (the limit was lowered).
   return wait, math.max(0, limit - count), resetAfter, forgetAt, state
 end

@@ -56,5 +56,6 @@ ALGORITHMS[3] = function(v, limit, window, _, now, cost, commit)
   if size == 0 then
     return wait, limit, 0, 0, nil
   end
-  return wait, limit - (size - first), math.max(0, v.newest + window - now), v.newest + window, nil
+  -- Never below 0: a log longer than the limit is one a higher limit wrote (the limit was lowered).
+  return wait, math.max(0, limit - (size - first)), math.max(0, v.newest + window - now), v.newest + window, nil
 end

@@ -139,12 +139,12 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
             unmatched = Optional.empty();
         }
         if (unmatched.isPresent() && !unmatched.get().name().equals(UNMATCHED_NAME)) {
-            // Named after an endpoint, it would share that endpoint's quota (limits share state by name and policies).
+            // Named after an endpoint, it would share that endpoint's quota (limits of one name share state).
             throw new InvalidConfigurationException("unmatched", "must be a limit named \"" + UNMATCHED_NAME + "\", was named \""
                     + unmatched.get().name() + "\"");
         }
         if (unmatched.isPresent() && expected.contains(UNMATCHED_NAME)) {
-            // Limits share state by name and policies: such an endpoint could share the unmatched requests' quota.
+            // Limits of one name share state: such an endpoint could share the unmatched requests' quota.
             throw new InvalidConfigurationException("tiers." + defaultTier + "." + UNMATCHED_NAME, "\"" + UNMATCHED_NAME
                     + "\" is the name of the unmatched requests' limit; name the endpoint otherwise");
         }

@@ -110,7 +110,10 @@ public final class RedisStore implements RateLimitStore {
         }
     }
 
-    /** A limiter for {@code limit}; limiters of equal limits (same name and policies) share state. */
+    /**
+     * A limiter for {@code limit}. Limiters of one name share a client's state in Redis wherever their
+     * policies' state means the same (same algorithm, and window or rate): see the README's "Keys".
+     */
     @Override
     public RateLimiter limiter(Limit limit) {
         return limiters.computeIfAbsent(limit.name() + '/' + limit.fingerprint(),

@@ -25,9 +25,9 @@ import java.util.Map;
  * limit is one script call.
  *
  * <p>A policy's state fingerprint digests only what gives its stored state a meaning: the algorithm,
- * and the window of a fixed window or sliding window counter (their counts belong to aligned windows),
- * the reduced refill rate of a token bucket (its deficit is in units of it), the reduced emission
- * interval of GCRA. A change of the other numbers (a limit, a capacity, a burst) keeps reading the
+ * and the window of a fixed window or sliding window counter (their counts belong to aligned windows)
+ * or sliding window log (it is trimmed to its window), the reduced refill rate of a token bucket (its
+ * deficit is in units of it), the reduced emission interval of GCRA. A change of the other numbers (a limit, a capacity, a burst) keeps reading the
  * client's state under the new numbers: a lowered limit counts what the client already spent, rather
  * than handing out a fresh quota. {@code n} tells apart the policies of one limit with one fingerprint
  * (0 for the first).
@@ -107,10 +107,12 @@ final class ScriptLimit {
             meaning = "token_bucket:" + p.unitsPerToken() + "/" + p.refillUnitsPerMicro();
         } else if (policy instanceof Gcra p) {
             meaning = "gcra:" + p.intervalUnits() + "/" + p.ratePerUnit();
-        } else if (policy instanceof SlidingWindowLog) {
-            meaning = "sliding_window_log"; // timestamps of admitted units mean the same under any window
         } else {
-            meaning = (policy instanceof FixedWindow ? "fixed_window:" : "sliding_window_counter:") + Durations.toMicros(policy.window());
+            // A log's window too: every admission trims it to the window and it expires with the window,
+            // so a log kept under another window would be read as complete when it is not.
+            String algorithm = policy instanceof FixedWindow ? "fixed_window:"
+                    : policy instanceof SlidingWindowLog ? "sliding_window_log:" : "sliding_window_counter:";
+            meaning = algorithm + Durations.toMicros(policy.window());
         }
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(meaning.getBytes(StandardCharsets.UTF_8));

@@ -2,8 +2,8 @@
 ALGORITHMS[5] = function(v, burst, interval, n, now, cost, commit)
   local tat, rem = parse(v)
   local tolerance = burst * interval
-  -- TAT more than a full burst ahead (only a clock that went back does that): (tat - now) * n may
-  -- pass 2^53, so compute around it; nothing can pass then.
+  -- TAT more than a full burst ahead (a clock that went back, or a burst lowered since the client
+  -- spent): (tat - now) * n may pass 2^53, so compute around it; nothing can pass then.
   local beyond = tat - now > fdiv(tolerance, n)
   local backlog = 0
   if tat >= now and not beyond then

@@ -16,6 +16,7 @@ import dev.ratelimit.servlet.RateLimitFilter;
 import dev.ratelimit.store.memory.MemoryStore;
 import dev.ratelimit.store.redis.RedisStore;
 import dev.ratelimit.store.redis.RedisUrlMask;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import jakarta.servlet.DispatcherType;
@@ -87,7 +88,9 @@ final class ExampleApp implements AutoCloseable {
                     + (options.clientKeySecret().isPresent() ? "; client ids hashed with the secret (HMAC-SHA-256)" : "")
                     + (warning.isEmpty() ? "; connection check at start-up: passed" : "; connection check at start-up: FAILED (see the warning)");
         } else {
-            MemoryStore memory = MemoryStore.builder().clock(clock).build();
+            MemoryStore.Builder memoryBuilder = MemoryStore.builder().clock(clock);
+            options.maxKeysPerLimit().ifPresent(memoryBuilder::maxKeysPerLimit);
+            MemoryStore memory = memoryBuilder.build();
             // Swept when read (a scrape of /metrics), at most every 5 s (the dashboard polls every second,
             // and a sweep visits every slot): otherwise clients whose state is fresh again stay counted
             // until new keys sweep them, and the gauge never falls once traffic stops.
@@ -100,8 +103,13 @@ final class ExampleApp implements AutoCloseable {
                 }
                 return memory.trackedKeys();
             });
+            // Clients pushed out at the cap while their state still counted: a growing count says the cap is too small.
+            FunctionCounter.builder("ratelimit.evictions", memory, MemoryStore::evictions)
+                    .description("Clients evicted from the in-memory store at its cap while their state still counted")
+                    .register(metrics);
             store = memory;
-            description = "in memory (this instance only; set REDIS_URL to share limits between instances)";
+            description = "in memory (this instance only; set REDIS_URL to share limits between instances)"
+                    + options.maxKeysPerLimit().map(n -> "; at most " + n + " clients per limit").orElse("");
         }
         try {
             RateLimitFilter filter = RateLimitFilter.builder()

@@ -31,12 +31,13 @@ import java.util.Optional;
  * @param redisTimeout   empty for the Redis store's default
  * @param redisKeyPrefix empty for the Redis store's default ({@code rl:})
  * @param clientKeySecret empty for the Redis store's plain SHA-256 client hash
+ * @param maxKeysPerLimit empty for the in-memory store's default
  * @param filterOn       false: no rate-limit filter is installed (to measure its cost)
  * @param help           {@code --help} was given: print the usage and stop
  */
 record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimitConfig config, String configSource,
                       Optional<FailureMode> failureMode, Optional<Double> fallbackShare, Optional<Duration> redisTimeout,
-                      Optional<String> redisKeyPrefix, Optional<String> clientKeySecret,
+                      Optional<String> redisKeyPrefix, Optional<String> clientKeySecret, Optional<Integer> maxKeysPerLimit,
                       List<String> trustedProxies, Duration shutdownTimeout, boolean filterOn, boolean help) {
     /** The longest shutdown timeout: Jetty's stop timeout and the stop log must not overflow. */
     private static final Duration MAX_SHUTDOWN_TIMEOUT = Duration.ofDays(1);
@@ -74,7 +75,7 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
         return "ExampleOptions[port=" + port + ", host=" + host + ", redisUrl=" + redisUrl.map(RedisUrlMask::mask)
                 + ", configSource=" + configSource + ", failureMode=" + failureMode + ", fallbackShare=" + fallbackShare
                 + ", redisTimeout=" + redisTimeout + ", redisKeyPrefix=" + redisKeyPrefix + ", clientKeySecret=" + clientKeySecret.map(x -> "(hidden)")
-                + ", trustedProxies=" + trustedProxies + ", shutdownTimeout=" + shutdownTimeout + ", filterOn=" + filterOn + "]";
+                + ", maxKeysPerLimit=" + maxKeysPerLimit + ", trustedProxies=" + trustedProxies + ", shutdownTimeout=" + shutdownTimeout + ", filterOn=" + filterOn + "]";
     }
 
     /** Reads {@code args} ({@code --name=value}, {@code --help}) over {@code env}. */
@@ -227,6 +228,20 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
             clientKeySecret = Optional.of(ks.value());
         }
 
+        Optional<Integer> maxKeys = Optional.empty();
+        Raw mk = raw.get(Setting.MAX_KEYS_PER_LIMIT);
+        if (mk != null) {
+            // ASCII digits only, as PORT; ten digits may still overflow an int, so parse as a long.
+            long n = mk.value().matches("[0-9]{1,10}") ? Long.parseLong(mk.value()) : 0;
+            if (n < 1 || n > Integer.MAX_VALUE) {
+                throw mk.invalid("must be a whole number from 1 to " + Integer.MAX_VALUE);
+            }
+            if (redisUrl.isPresent()) {
+                throw mk.invalid("applies only to the in-memory store; Redis keys expire by themselves (unset REDIS_URL)");
+            }
+            maxKeys = Optional.of((int) n);
+        }
+
         List<String> proxies = List.of();
         Raw t = raw.get(Setting.TRUSTED_PROXIES);
         if (t != null) {
@@ -266,7 +281,7 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
             }
         }
         return new ExampleOptions(port, host, redisUrl, config, configSource, mode, share, redisTimeout, redisKeyPrefix, clientKeySecret,
-                proxies,
+                maxKeys, proxies,
                 timeout, filterOn, help);
     }
 
@@ -295,6 +310,7 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
             case REDIS_TIMEOUT -> "250ms";
             case REDIS_KEY_PREFIX -> "shop:";
             case REDIS_CLIENT_KEY_SECRET -> "a-long-random-secret";
+            case MAX_KEYS_PER_LIMIT -> "500000";
             case TRUSTED_PROXIES -> "10.0.0.0/8";
             case FILTER -> "off";
             case SHUTDOWN_TIMEOUT -> "30s";

@@ -26,6 +26,9 @@ public enum Setting {
     REDIS_CLIENT_KEY_SECRET("RATE_LIMIT_REDIS_CLIENT_KEY_SECRET", "none: plain SHA-256",
             "hash client ids in Redis keys with HMAC-SHA-256 under this secret (16+ characters, the same on every "
                     + "instance), so readers of Redis cannot test IP addresses against them; Redis only"),
+    MAX_KEYS_PER_LIMIT("RATE_LIMIT_MAX_KEYS_PER_LIMIT", "100000",
+            "the most clients the in-memory store tracks per limit; at the cap the least-used are evicted "
+                    + "(counted by ratelimit_evictions_total); in memory only"),
     TRUSTED_PROXIES("RATE_LIMIT_TRUSTED_PROXIES", "none",
             "comma-separated IP addresses and CIDR blocks whose X-Forwarded-For is believed, e.g. 10.0.0.0/8,127.0.0.1"),
     FILTER("RATE_LIMIT_FILTER", "on",

@@ -117,6 +117,20 @@ class MetricsEndpointTest {
     }
 
     @Test
+    void countsClientsEvictedAtTheInMemoryCapWhileTheirStateStillCounted() {
+        app = RunningExample.start(clock, "--max-keys-per-limit=2");
+        assertThat(scrape().value("ratelimit_evictions_total")).isZero();
+
+        for (String key : List.of("sk-free-a", "sk-free-b", "sk-free-c")) {
+            statuses(1, "POST", "/api/login", "X-API-Key", key); // each spends 1 of 5 logins this minute
+        }
+
+        Scrape m = scrape();
+        assertThat(m.value("ratelimit_evictions_total")).as("the third client's key pushed one out").isEqualTo(1);
+        assertThat(m.value("ratelimit_tracked_keys")).isEqualTo(2);
+    }
+
+    @Test
     void trackedKeysFallOnceTheClientsStateIsFreshAgain() {
         app = RunningExample.start(clock);
         statuses(3, "GET", "/api/scan", "X-API-Key", "sk-free-a");

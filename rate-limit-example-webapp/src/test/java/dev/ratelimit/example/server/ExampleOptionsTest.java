@@ -45,7 +45,8 @@ class ExampleOptionsTest {
     @Test
     void readsTheEnvironmentAndLetsFlagsOverrideIt() throws OptionException {
         Map<String, String> env = Map.of("PORT", "9000", "RATE_LIMIT_FAILURE_MODE", "fail-closed", "RATE_LIMIT_HOST", "127.0.0.1",
-                "RATE_LIMIT_TRUSTED_PROXIES", "10.0.0.0/8, 192.168.0.0/16", "SHUTDOWN_TIMEOUT", "30s");
+                "RATE_LIMIT_TRUSTED_PROXIES", "10.0.0.0/8, 192.168.0.0/16", "SHUTDOWN_TIMEOUT", "30s",
+                "RATE_LIMIT_MAX_KEYS_PER_LIMIT", "500000");
 
         ExampleOptions fromEnv = ExampleOptions.parse(new String[0], env);
         ExampleOptions flagged = ExampleOptions.parse(new String[] {"--port=9001", "--failure-mode=FAIL_OPEN"}, env);
@@ -54,6 +55,7 @@ class ExampleOptionsTest {
         assertThat(fromEnv.failureMode()).hasValue(FailureMode.FAIL_CLOSED);
         assertThat(fromEnv.trustedProxies()).containsExactly("10.0.0.0/8", "192.168.0.0/16");
         assertThat(fromEnv.shutdownTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(fromEnv.maxKeysPerLimit()).hasValue(500_000);
         assertThat(flagged.port()).isEqualTo(9001);
         assertThat(flagged.failureMode()).hasValue(FailureMode.FAIL_OPEN);
         assertThat(flagged.host()).isEqualTo("127.0.0.1");
@@ -128,6 +130,15 @@ class ExampleOptionsTest {
                 .isEqualTo("--fallback-share=\"0.5\": applies only to the failure mode LOCAL_FALLBACK, but the failure mode is FAIL_OPEN");
         assertThat(problem(Map.of("REDIS_URL", "redis://cache:6379"), "--fallback-share=1.5"))
                 .isEqualTo("--fallback-share=\"1.5\": must be a number in (0, 1], e.g. 0.5 for two instances");
+        assertThat(problem(Map.of("RATE_LIMIT_MAX_KEYS_PER_LIMIT", "0")))
+                .isEqualTo("RATE_LIMIT_MAX_KEYS_PER_LIMIT=\"0\": must be a whole number from 1 to 2147483647");
+        assertThat(problem(Map.of(), "--max-keys-per-limit=2147483648"))
+                .isEqualTo("--max-keys-per-limit=\"2147483648\": must be a whole number from 1 to 2147483647");
+        assertThat(problem(Map.of(), "--max-keys-per-limit=100k"))
+                .isEqualTo("--max-keys-per-limit=\"100k\": must be a whole number from 1 to 2147483647");
+        assertThat(problem(Map.of("REDIS_URL", "redis://cache:6379"), "--max-keys-per-limit=1000"))
+                .isEqualTo("--max-keys-per-limit=\"1000\": applies only to the in-memory store; Redis keys expire by themselves "
+                        + "(unset REDIS_URL)");
         assertThat(problem(Map.of("RATE_LIMIT_TRUSTED_PROXIES", "10.0.0.0/33")))
                 .startsWith("RATE_LIMIT_TRUSTED_PROXIES=\"10.0.0.0/33\": ");
         assertThat(problem(Map.of("RATE_LIMIT_TRUSTED_PROXIES", ",")))
@@ -175,7 +186,7 @@ class ExampleOptionsTest {
         }
         assertThat(List.of(Setting.values()).stream().map(Setting::flag)).containsExactly("--port", "--host", "--redis-url",
                 "--config", "--failure-mode", "--fallback-share", "--redis-timeout", "--redis-key-prefix", "--redis-client-key-secret",
-                "--trusted-proxies",
+                "--max-keys-per-limit", "--trusted-proxies",
                 "--filter", "--shutdown-timeout");
     }
 

@@ -19,10 +19,9 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.TreeMap;
 
 /**
- * The decision script of one limit: {@code lua/prelude.lua}, the algorithms the limit uses, and
+ * The decision script of the limits that use one set of algorithms: {@code lua/prelude.lua}, those algorithms, and
  * {@code lua/driver.lua}. Redis runs a script's whole body on every call, so a script that defines
  * only the algorithms it needs costs Redis less time per decision than one defining all five.
  *
@@ -56,15 +55,21 @@ final class DecisionScript {
      * decisions use {@code library} instead while it is available.
      */
     static DecisionScript forLimit(Limit limit, FunctionLibrary library) {
-        TreeMap<Integer, String> algorithms = new TreeMap<>();
+        int algorithms = 0;
         for (Policy policy : limit.policies()) {
-            int type = type(policy);
-            algorithms.computeIfAbsent(type, t -> part(PARTS[t]));
+            algorithms |= 1 << type(policy);
         }
-        StringBuilder source = new StringBuilder(part("prelude"));
-        algorithms.values().forEach(source::append);
-        source.append(part("driver")).append("return decide(KEYS, ARGV)\n");
-        return new DecisionScript(source.toString(), library);
+        // One script per set of algorithms and store, not per limit: a script is about 10 KB of text.
+        return library.scripts().computeIfAbsent(algorithms, set -> {
+            StringBuilder source = new StringBuilder(part("prelude"));
+            for (int type = TOKEN_BUCKET; type <= GCRA; type++) {
+                if ((set & 1 << type) != 0) {
+                    source.append(part(PARTS[type]));
+                }
+            }
+            source.append(part("driver")).append("return decide(KEYS, ARGV)\n");
+            return new DecisionScript(source.toString(), library);
+        });
     }
 
     /** Prelude, every algorithm and the driver: the body of the {@link FunctionLibrary}. */

@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * too short (its own is longer), a smaller one may pass. A request of the client that Redis allows
  * ({@link #forget}) drops its denial, whose remaining quota and waits it has made stale.
  *
- * <p>Bounded and lock-free: a fixed table of {@value #SLOTS} slots, two candidate slots per client
+ * <p>Bounded and lock-free (but for making the table, once, at the first denial): a fixed table of {@value #SLOTS} slots, two candidate slots per client
  * hash; a new denial replaces the client's own of the same cost, else an empty or expired one, else
  * the client's own of another cost, else the one expiring first (so a client refused at two costs
  * may hold both slots). Only client hashes are kept, never raw keys.
@@ -26,7 +26,8 @@ final class DenialCache {
     private record Denial(String clientHash, long cost, long sentAt, long until, Decision decision) {
     }
 
-    private final AtomicReferenceArray<Denial> slots = new AtomicReferenceArray<>(SLOTS);
+    /** Null until the first denial: a limit that never refuses anyone costs no table (4096 references). */
+    private volatile AtomicReferenceArray<Denial> slots;
     private final long maxCacheableCost;
 
     /** @param maxCacheableCost the smallest policy limit: a larger cost is never passable and is asked of Redis */
@@ -37,6 +38,10 @@ final class DenialCache {
     /** The cached rejection of {@code cost} for this client at {@code now}, or null to ask Redis. */
     Decision lookup(String clientHash, long cost, long now) {
         if (cost > maxCacheableCost) {
+            return null;
+        }
+        AtomicReferenceArray<Denial> slots = this.slots;
+        if (slots == null) {
             return null;
         }
         int first = first(clientHash);
@@ -64,6 +69,7 @@ final class DenialCache {
             return;
         }
         Denial denial = new Denial(clientHash, cost, sentAt, sentAt + decision.retryAfterMicros(), decision);
+        AtomicReferenceArray<Denial> slots = table();
         int first = first(clientHash);
         Denial a = slots.get(first);
         Denial b = slots.get(first ^ 1);
@@ -87,12 +93,36 @@ final class DenialCache {
         slots.set(slot, denial);
     }
 
+    /** Whether a denial has made the table yet. */
+    boolean hasTable() {
+        return slots != null;
+    }
+
+    /** The table, made by the first denial (two threads making it at once keep the same one). */
+    private AtomicReferenceArray<Denial> table() {
+        AtomicReferenceArray<Denial> table = slots;
+        if (table == null) {
+            synchronized (this) {
+                table = slots;
+                if (table == null) {
+                    table = new AtomicReferenceArray<>(SLOTS);
+                    slots = table;
+                }
+            }
+        }
+        return table;
+    }
+
     private static boolean holds(Denial d, String clientHash, long cost) {
         return d != null && d.cost == cost && d.clientHash.equals(clientHash);
     }
 
     /** Drops the client's cached denial: Redis has just allowed one of its requests, which spent some of its quota. */
     void forget(String clientHash) {
+        AtomicReferenceArray<Denial> slots = this.slots;
+        if (slots == null) {
+            return;
+        }
         int first = first(clientHash);
         for (int slot : new int[] {first, first ^ 1}) {
             Denial d = slots.get(slot);

@@ -10,6 +10,8 @@ import redis.clients.jedis.exceptions.JedisDataException;
 
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CompletionException;
 
 /**
@@ -44,6 +46,8 @@ final class FunctionLibrary {
     private volatile long loads;
     /** The load under way, if any; guarded by this. */
     private CompletableFuture<Void> loading;
+    /** The EVALSHA scripts of this store's limits, by the set of algorithms each uses (see {@link DecisionScript#forLimit}). */
+    private final ConcurrentMap<Integer, DecisionScript> scripts = new ConcurrentHashMap<>();
 
     FunctionLibrary(String description, Clock clock) {
         String body = DecisionScript.library();
@@ -67,6 +71,10 @@ final class FunctionLibrary {
 
     String source() {
         return source;
+    }
+
+    ConcurrentMap<Integer, DecisionScript> scripts() {
+        return scripts;
     }
 
     /**

@@ -66,6 +66,19 @@ class DenialCacheTest {
     }
 
     @Test
+    void aLimitThatNeverRefusedAnyoneHoldsNoTableAndAsksRedisForEveryone() {
+        DenialCache cache = new DenialCache(10);
+        assertThat(cache.lookup("c", 1, 0)).isNull();
+        cache.forget("c");
+        assertThat(cache.hasTable()).as("4096 slots per limit only once it refuses someone").isFalse();
+
+        cache.remember("c", 1, 0, rejected(5_000_000));
+        assertThat(cache.hasTable()).isTrue();
+        assertThat(cache.lookup("c", 1, 1)).isNotNull();
+        assertThat(cache.lookup("d", 1, 1)).isNull();
+    }
+
+    @Test
     void aCachedDenialLastsFromItsSendTimeToJustBeforeItsEndAndCountsDownBoth() {
         DenialCache cache = new DenialCache(10);
         Decision redis = new Decision(Verdict.REJECTED, Source.STORE, POLICY, 10, 0, 30_000_000, 10_000_000);

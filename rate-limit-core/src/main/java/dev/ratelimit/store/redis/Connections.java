@@ -7,6 +7,7 @@ import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.RedisSentinelClient;
@@ -75,6 +76,15 @@ final class Connections implements AutoCloseable {
      * that attempt and share its outcome: each caller waits for at most one attempt, however many
      * arrive together, rather than for one attempt per caller queued ahead of it.
      */
+    /**
+     * Sends {@code TIME} to the node that owns {@code routingKey}'s slot (any node but on Cluster).
+     * Here, not in {@link RedisStore}: a Jedis type in the store's own code would make loading the
+     * store fail with a bare NoClassDefFoundError when Jedis is missing, before {@link JedisVersion} can say so.
+     */
+    void time(String routingKey) {
+        client().sendCommand(routingKey, Protocol.Command.TIME);
+    }
+
     UnifiedJedis client() {
         UnifiedJedis c = client;
         if (c != null) {

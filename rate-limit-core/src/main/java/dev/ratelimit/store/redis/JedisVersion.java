@@ -19,9 +19,25 @@ final class JedisVersion {
     private JedisVersion() {
     }
 
-    /** Throws when the Jedis on the class path is older than {@value #MIN_MAJOR}; a version it cannot read passes. */
+    /**
+     * Throws when Jedis or its pool (commons-pool2) is missing, or the Jedis on the class path is older
+     * than {@value #MIN_MAJOR}; a version it cannot read passes.
+     */
     static void check() {
+        requireClass("redis.clients.jedis.UnifiedJedis", "redis.clients:jedis (8.0.0 or later)");
+        requireClass("org.apache.commons.pool2.impl.GenericObjectPool",
+                "org.apache.commons:commons-pool2, which Jedis depends on (was it excluded?)");
         check(onClassPath());
+    }
+
+    /** Throws naming {@code artifact} when {@code className} cannot be loaded from the store's class loader. */
+    static void requireClass(String className, String artifact) {
+        try {
+            Class.forName(className, false, JedisVersion.class.getClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
+            throw new IllegalStateException("the Redis store needs " + artifact + " on the class path, and " + className
+                    + " is not there; add the dependency (see the README's Redis store section)", e);
+        }
     }
 
     static void check(String version) {

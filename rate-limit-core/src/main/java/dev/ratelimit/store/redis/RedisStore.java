@@ -12,7 +12,6 @@ import dev.ratelimit.StoreHealth;
 import dev.ratelimit.store.memory.MemoryStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.Protocol;
 import redis.clients.jedis.SslOptions;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -104,7 +103,7 @@ public final class RedisStore implements RateLimitStore {
      */
     public void checkConnection() {
         try {
-            settings.connections().client().sendCommand(settings.keyPrefix() + "check", Protocol.Command.TIME);
+            settings.connections().time(settings.keyPrefix() + "check");
         } catch (RuntimeException e) {
             throw new IllegalStateException("Redis store " + description + " failed its connection check: " + OutageLog.describe(e), e);
         }

@@ -95,7 +95,9 @@ final class ConfigJson {
                         + parser.currentLocation().getColumnNr());
             }
         } catch (JsonProcessingException e) {
-            throw new InvalidConfigurationException(source, "is not valid JSON: " + e.getOriginalMessage()
+            // Jackson places a nested marker as "[Source: REDACTED (...); line: 1, column: 11]": only the line and column say anything.
+            String message = e.getOriginalMessage().replaceAll("\\[Source: [^\\]]*?; line: (\\d+), column: (\\d+)\\]", "line $1, column $2");
+            throw new InvalidConfigurationException(source, "is not valid JSON: " + message
                     + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr()));
         }
         if (root == null || !root.isObject()) {

@@ -153,7 +153,11 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
         }
     }
 
-    /** The limit for {@code endpoint} in {@code tier}, if that tier and endpoint exist. */
+    /**
+     * The limit for {@code endpoint} in {@code tier}, if that tier and endpoint exist. A lookup, like
+     * {@code Map.get}: a null tier or endpoint has no limit (empty), an exception to the package's
+     * rule that null arguments throw {@code NullPointerException}.
+     */
     public Optional<Limit> limit(String tier, String endpoint) {
         if (tier == null || endpoint == null) {
             return Optional.empty();
@@ -174,7 +178,8 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
     /**
      * Loads JSON from a file.
      *
-     * @throws InvalidConfigurationException naming the JSON path and the bad value
+     * @throws InvalidConfigurationException naming the JSON path and the bad value (not the file: the
+     *                                       caller knows it), or the file and the line and column of malformed JSON
      * @throws java.io.UncheckedIOException  when the file cannot be read, saying why (no such file, permission denied)
      * @throws IllegalStateException         without jackson-databind on the class path (an optional dependency)
      */
@@ -187,10 +192,12 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
     }
 
     /**
-     * Loads JSON from a stream (not closed); {@code source} names it in errors.
+     * Loads JSON from a stream (not closed); {@code source} names it in the errors of malformed JSON
+     * (a bad value is named by its JSON path, as from a file).
      *
      * @throws IOException                   when reading the stream fails
-     * @throws InvalidConfigurationException naming the JSON path and the bad value
+     * @throws InvalidConfigurationException naming the JSON path and the bad value, or {@code source}
+     *                                       and the line and column of malformed JSON
      * @throws IllegalStateException         without jackson-databind on the class path (an optional dependency)
      */
     public static RateLimitConfig fromJson(InputStream json, String source) throws IOException {

@@ -291,6 +291,16 @@ class RateLimitConfigTest {
     }
 
     @Test
+    void anUnclosedObjectOrArrayIsPlacedByLineAndColumnWithoutJacksonsSourceNote() {
+        assertThatThrownBy(() -> parse("{\"tiers\": {"))
+                .hasMessage("test.json: is not valid JSON: Unexpected end-of-input: expected close marker for Object "
+                        + "(start marker at line 1, column 11) at line 1, column 12");
+        assertThatThrownBy(() -> parse("{\"tiers\": [}"))
+                .hasMessage("test.json: is not valid JSON: Unexpected close marker '}': expected ']' "
+                        + "(for Array starting at line 1, column 11) at line 1, column 12");
+    }
+
+    @Test
     void aLimitMustBeNamedAfterItsEndpoint() {
         assertThatThrownBy(() -> new RateLimitConfig("free", Map.of("free", Map.of("scan", Limit.of("other", TokenBucket.perSecond(10, 1)))),
                 Map.of(), java.util.List.of(EndpointRule.of("GET", "/api/scan", "scan")), java.util.Optional.empty(), Allowlist.NONE, false))

@@ -2,7 +2,12 @@ package dev.ratelimit;
 
 import java.time.Duration;
 
-/** Conversions between {@link Duration} and the microseconds every algorithm counts in. */
+/**
+ * Conversions between {@link Duration} and the microseconds every algorithm counts in.
+ *
+ * <p>Internal: public only for this library's other packages, not part of its API; it may change
+ * in any release.
+ */
 public final class Durations {
     /** The longest window or period a policy accepts: 400 days. */
     public static final Duration MAX = Duration.ofDays(400);

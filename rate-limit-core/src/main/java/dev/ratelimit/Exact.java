@@ -4,6 +4,9 @@ package dev.ratelimit;
  * Integer helpers shared by the policies and the algorithms. Every quantity an algorithm stores or
  * compares stays below {@link #MAX} (2^53), so the same arithmetic is exact in Java longs and in
  * the Lua numbers (IEEE doubles) that the Redis scripts use.
+ *
+ * <p>Internal: public only for this library's other packages, not part of its API; it may change
+ * in any release.
  */
 public final class Exact {
     /** 2^53: the bound below which doubles represent every integer exactly. */

@@ -11,7 +11,8 @@ public interface RateLimitStore extends AutoCloseable {
     /**
      * A limiter for {@code limit}. Binding an equal limit again returns a limiter with the same state
      * (the in-memory and Redis stores return the same one). Binding is not free, so bind once and
-     * keep the limiter; a store keeps every limit bound to it until it is closed or unreferenced, so
+     * keep the limiter; a store keeps every limit bound to it for as long as the store itself is referenced
+     * ({@link #close()} releases connections, not limits), so
      * bind one limit per distinct set of numbers, not one per client (a client is a key).
      *
      * <p>Limits of one name but other numbers: the in-memory store keeps their states apart; the

@@ -14,8 +14,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>{@code
  * Waiter waiter = Waiter.system();
- * Decision d = waiter.acquire(partnerApi, "customer-42", Duration.ofSeconds(30));
- * if (d.allowed()) { callThePartner(); } else { requeue(); }   // refused: 30 s were not enough
+ * Decision d = waiter.tryAcquire(partnerApi, "customer-42", Duration.ofSeconds(30));
+ * if (d.allowed()) { callThePartner(); } else { requeue(); }   // refused: its wait would end after 30 s
  * }</pre>
  *
  * <p>Waiters are not queued: threads waiting on one key wake when the quota they were told of is
@@ -61,21 +61,23 @@ public final class Waiter {
         return new Waiter(clock, sleeper);
     }
 
-    /** {@link #acquire(RateLimiter, String, long, Duration)} with cost 1. */
-    public Decision acquire(RateLimiter limiter, String key, Duration maxWait) throws InterruptedException {
-        return acquire(limiter, key, 1, maxWait);
+    /** {@link #tryAcquire(RateLimiter, String, long, Duration)} with cost 1. */
+    public Decision tryAcquire(RateLimiter limiter, String key, Duration maxWait) throws InterruptedException {
+        return tryAcquire(limiter, key, 1, maxWait);
     }
 
     /**
-     * Takes {@code cost} from the key's quota, waiting up to {@code maxWait} for it.
+     * Takes {@code cost} from the key's quota, waiting up to {@code maxWait} for it. The call may end
+     * a little after {@code maxWait}: by the last attempt's store call and the sleep's overshoot.
      *
      * @return the decision that allowed the request; else the last refusal, when the wait it asks
      *         for would end after {@code maxWait}, or at once when the request can never pass
      * @throws IllegalArgumentException if {@code maxWait} is negative, or as {@link RateLimiter#tryAcquire}
      * @throws NullPointerException     if {@code limiter} or {@code maxWait} is null
-     * @throws InterruptedException     if the thread is interrupted while it sleeps (the request took nothing)
+     * @throws InterruptedException     if the thread is interrupted before an attempt or while it sleeps (the
+     *                                  request took nothing)
      */
-    public Decision acquire(RateLimiter limiter, String key, long cost, Duration maxWait) throws InterruptedException {
+    public Decision tryAcquire(RateLimiter limiter, String key, long cost, Duration maxWait) throws InterruptedException {
         Objects.requireNonNull(limiter, "limiter");
         if (maxWait.isNegative()) {
             throw new IllegalArgumentException("maxWait must not be negative, was " + maxWait);
@@ -89,6 +91,11 @@ public final class Waiter {
         }
         long deadline = saturatedAdd(start, maxWaitMicros);
         while (true) {
+            // As java.util.concurrent's timed waits: a cancelled job (Future.cancel(true), shutdownNow) stops
+            // taking quota, even while quota is there and it would never sleep.
+            if (Thread.interrupted()) {
+                throw new InterruptedException("interrupted while waiting for quota of " + limiter.limit().name());
+            }
             Decision decision = limiter.tryAcquire(key, cost);
             if (decision.allowed() || decision.retryAfterMicros() == Decision.NEVER) {
                 return decision;

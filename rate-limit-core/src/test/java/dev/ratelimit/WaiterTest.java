@@ -32,7 +32,7 @@ class WaiterTest {
 
         List<Decision> decisions = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            decisions.add(waiter.acquire(partner, "customer-42", Duration.ofMinutes(1)));
+            decisions.add(waiter.tryAcquire(partner, "customer-42", Duration.ofMinutes(1)));
         }
 
         assertThat(decisions).allMatch(Decision::allowed);
@@ -43,14 +43,14 @@ class WaiterTest {
     @Test
     void returnsTheRefusalAtOnceWhenItsWaitWouldEndAfterMaxWait() throws InterruptedException {
         RateLimiter login = store.limiter(Limit.of("login", Policy.fixedWindow(1, Duration.ofMinutes(1))));
-        waiter.acquire(login, "ip:203.0.113.7", Duration.ZERO);
+        waiter.tryAcquire(login, "ip:203.0.113.7", Duration.ZERO);
 
-        Decision d = waiter.acquire(login, "ip:203.0.113.7", Duration.ofSeconds(59));
+        Decision d = waiter.tryAcquire(login, "ip:203.0.113.7", Duration.ofSeconds(59));
 
         assertThat(d.verdict()).isEqualTo(Verdict.REJECTED);
         assertThat(d.retryAfter()).hasValue(Duration.ofMinutes(1));
         assertThat(sleeps).as("no sleep that could not end in success").isEmpty();
-        assertThat(waiter.acquire(login, "ip:203.0.113.7", Duration.ofMinutes(1)).allowed()).as("a wait that fits exactly").isTrue();
+        assertThat(waiter.tryAcquire(login, "ip:203.0.113.7", Duration.ofMinutes(1)).allowed()).as("a wait that fits exactly").isTrue();
         assertThat(sleeps).containsExactly(Duration.ofMinutes(1));
     }
 
@@ -58,7 +58,7 @@ class WaiterTest {
     void aRequestThatCanNeverPassReturnsAtOnceHoweverLongItMayWait() throws InterruptedException {
         RateLimiter partner = store.limiter(Limit.of("partner", TokenBucket.perSecond(2, 1)));
 
-        Decision d = waiter.acquire(partner, "customer-42", 3, Duration.ofDays(365));
+        Decision d = waiter.tryAcquire(partner, "customer-42", 3, Duration.ofDays(365));
 
         assertThat(d.verdict()).isEqualTo(Verdict.COST_EXCEEDS_LIMIT);
         assertThat(sleeps).isEmpty();
@@ -82,7 +82,7 @@ class WaiterTest {
             }
         };
 
-        Decision d = waiter.acquire(failingClosed, "customer-42", Duration.ofMillis(3_500));
+        Decision d = waiter.tryAcquire(failingClosed, "customer-42", Duration.ofMillis(3_500));
 
         assertThat(d.verdict()).isEqualTo(Verdict.STORE_UNAVAILABLE);
         assertThat(attempts).as("at 0, 1, 2 and 3 s; a fifth would come after 3.5 s").hasValue(4);
@@ -92,24 +92,57 @@ class WaiterTest {
     @Test
     void anInterruptedSleepEndsTheWaitHavingTakenNothing() throws InterruptedException {
         RateLimiter login = store.limiter(Limit.of("login", Policy.fixedWindow(1, Duration.ofMinutes(1))));
-        waiter.acquire(login, "ip:203.0.113.7", Duration.ZERO);
+        waiter.tryAcquire(login, "ip:203.0.113.7", Duration.ZERO);
+        AtomicInteger attempts = new AtomicInteger();
+        RateLimiter counted = counting(login, attempts);
         Waiter interrupted = Waiter.of(clock, time -> {
             throw new InterruptedException();
         });
 
-        assertThatThrownBy(() -> interrupted.acquire(login, "ip:203.0.113.7", Duration.ofMinutes(5)))
+        assertThatThrownBy(() -> interrupted.tryAcquire(counted, "ip:203.0.113.7", Duration.ofMinutes(5)))
                 .isInstanceOf(InterruptedException.class);
+        assertThat(attempts).as("the refused attempt, then the sleep that was interrupted").hasValue(1);
         clock.advance(Duration.ofMinutes(1));
-        assertThat(login.tryAcquire("ip:203.0.113.7").remaining()).isZero();
+        assertThat(login.tryAcquire("ip:203.0.113.7").allowed()).as("the new window's one request: nothing was taken").isTrue();
+    }
+
+    @Test
+    void anAlreadyInterruptedThreadTakesNoQuotaEvenWhenThereIsSome() {
+        RateLimiter partner = store.limiter(Limit.of("partner", TokenBucket.perSecond(2, 1)));
+        AtomicInteger attempts = new AtomicInteger();
+
+        Thread.currentThread().interrupt();
+        assertThatThrownBy(() -> waiter.tryAcquire(counting(partner, attempts), "customer-42", Duration.ofMinutes(1)))
+                .isInstanceOf(InterruptedException.class).hasMessage("interrupted while waiting for quota of partner");
+
+        assertThat(Thread.interrupted()).as("the interrupt was consumed by the exception").isFalse();
+        assertThat(attempts).hasValue(0);
+        assertThat(partner.tryAcquire("customer-42").remaining()).as("the burst is whole").isEqualTo(1);
+    }
+
+    /** {@code limiter}, counting its attempts. */
+    private static RateLimiter counting(RateLimiter limiter, AtomicInteger attempts) {
+        return new RateLimiter() {
+            @Override
+            public Limit limit() {
+                return limiter.limit();
+            }
+
+            @Override
+            public Decision tryAcquire(String key, long cost) {
+                attempts.incrementAndGet();
+                return limiter.tryAcquire(key, cost);
+            }
+        };
     }
 
     @Test
     void refusesANegativeMaxWaitAndMissingParts() {
         RateLimiter login = store.limiter(Limit.of("login", Policy.fixedWindow(1, Duration.ofMinutes(1))));
 
-        assertThatThrownBy(() -> waiter.acquire(login, "k", Duration.ofSeconds(-1)))
+        assertThatThrownBy(() -> waiter.tryAcquire(login, "k", Duration.ofSeconds(-1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("maxWait must not be negative, was PT-1S");
-        assertThatThrownBy(() -> waiter.acquire(null, "k", Duration.ZERO)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> waiter.tryAcquire(null, "k", Duration.ZERO)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> Waiter.of(null, time -> { })).isInstanceOf(InvalidConfigurationException.class)
                 .hasMessage("clock: must not be null");
         assertThatThrownBy(() -> Waiter.of(clock, null)).isInstanceOf(InvalidConfigurationException.class)
@@ -129,7 +162,7 @@ class WaiterTest {
             for (int t = 0; t < 4; t++) {
                 done.add(pool.submit(() -> {
                     for (int i = 0; i < 5; i++) {
-                        decisions.add(system.acquire(partner, "customer-42", Duration.ofMinutes(1)));
+                        decisions.add(system.tryAcquire(partner, "customer-42", Duration.ofMinutes(1)));
                     }
                     return null;
                 }));

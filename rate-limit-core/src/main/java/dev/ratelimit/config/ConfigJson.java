@@ -96,7 +96,7 @@ final class ConfigJson {
             }
         } catch (JsonProcessingException e) {
             // Jackson places a nested marker as "[Source: REDACTED (...); line: 1, column: 11]": only the line and column say anything.
-            String message = e.getOriginalMessage().replaceAll("\\[Source: [^\\]]*?; line: (\\d+), column: (\\d+)\\]", "line $1, column $2");
+            String message = String.valueOf(e.getOriginalMessage()).replaceAll("\\[Source: [^\\]]*?; line: (\\d+), column: (\\d+)\\]", "line $1, column $2");
             throw new InvalidConfigurationException(source, "is not valid JSON: " + message
                     + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr()));
         }

@@ -179,7 +179,8 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
      * Loads JSON from a file.
      *
      * @throws InvalidConfigurationException naming the JSON path and the bad value (not the file: the
-     *                                       caller knows it), or the file and the line and column of malformed JSON
+     *                                       caller knows it), or the file and what is wrong with it as JSON (with
+     *                                       the line and column where it is malformed)
      * @throws java.io.UncheckedIOException  when the file cannot be read, saying why (no such file, permission denied)
      * @throws IllegalStateException         without jackson-databind on the class path (an optional dependency)
      */
@@ -197,7 +198,7 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
      *
      * @throws IOException                   when reading the stream fails
      * @throws InvalidConfigurationException naming the JSON path and the bad value, or {@code source}
-     *                                       and the line and column of malformed JSON
+     *                                       and what is wrong with it as JSON (with the line and column where it is malformed)
      * @throws IllegalStateException         without jackson-databind on the class path (an optional dependency)
      */
     public static RateLimitConfig fromJson(InputStream json, String source) throws IOException {

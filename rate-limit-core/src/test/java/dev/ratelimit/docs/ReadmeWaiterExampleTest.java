@@ -43,8 +43,8 @@ class ReadmeWaiterExampleTest {
         RateLimiter partnerApi = store.limiter(Limit.of("partner-api", TokenBucket.perSecond(10, 10)));
         Waiter waiter = Waiter.system();
         for (Order order : orders) {
-            Decision d = waiter.acquire(partnerApi, "customer:" + order.customerId(), Duration.ofSeconds(30));
-            if (!d.allowed()) {   // still refused after 30 s, or a cost above the limit
+            Decision d = waiter.tryAcquire(partnerApi, "customer:" + order.customerId(), Duration.ofSeconds(30));
+            if (!d.allowed()) {   // its wait would end after 30 s, or its cost is above the limit
                 throw new IllegalStateException("no partner quota for " + order.customerId() + ": " + d.verdict());
             }
             partner.send(order);

@@ -47,7 +47,7 @@ record RedisParams(String url, FailureMode failureMode, Double fallbackShare, St
             throw new IllegalArgumentException("a Redis store needs redis.clients:jedis on the classpath (missing "
                     + e.getMessage() + ")", e);
         } catch (IllegalStateException e) {
-            throw new IllegalArgumentException(e.getMessage(), e); // a Jedis too old for the store
+            throw new IllegalArgumentException(e.getMessage(), e); // Jedis or its pool missing, or a Jedis too old for the store
         }
     }
 

@@ -60,7 +60,7 @@ class OptionalJedisTest {
 
             assertThat(failure.getClass().getName()).isEqualTo("jakarta.servlet.ServletException");
             assertThat(failure.getMessage()).contains("init-param store=\"redis://***@127.0.0.1:6379\"")
-                    .contains("needs redis.clients:jedis on the classpath").doesNotContain("hunter2");
+                    .contains("the Redis store needs redis.clients:jedis (8.0.0 or later) on the class path").doesNotContain("hunter2");
         }
     }
 }

@@ -71,12 +71,6 @@ final class Connections implements AutoCloseable {
     }
 
     /**
-     * The client, creating it if needed; throws whatever creating it throws. One thread creates
-     * (which may wait for timeouts on every seed node or sentinel) while concurrent callers wait for
-     * that attempt and share its outcome: each caller waits for at most one attempt, however many
-     * arrive together, rather than for one attempt per caller queued ahead of it.
-     */
-    /**
      * Sends {@code TIME} to the node that owns {@code routingKey}'s slot (any node but on Cluster).
      * Here, not in {@link RedisStore}: a Jedis type in the store's own code would make loading the
      * store fail with a bare NoClassDefFoundError when Jedis is missing, before {@link JedisVersion} can say so.
@@ -85,6 +79,12 @@ final class Connections implements AutoCloseable {
         client().sendCommand(routingKey, Protocol.Command.TIME);
     }
 
+    /**
+     * The client, creating it if needed; throws whatever creating it throws. One thread creates
+     * (which may wait for timeouts on every seed node or sentinel) while concurrent callers wait for
+     * that attempt and share its outcome: each caller waits for at most one attempt, however many
+     * arrive together, rather than for one attempt per caller queued ahead of it.
+     */
     UnifiedJedis client() {
         UnifiedJedis c = client;
         if (c != null) {

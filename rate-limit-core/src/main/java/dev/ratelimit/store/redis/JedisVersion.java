@@ -34,9 +34,12 @@ final class JedisVersion {
     static void requireClass(String className, String artifact) {
         try {
             Class.forName(className, false, JedisVersion.class.getClassLoader());
-        } catch (ClassNotFoundException | LinkageError e) {
+        } catch (ClassNotFoundException e) {
             throw new IllegalStateException("the Redis store needs " + artifact + " on the class path, and " + className
                     + " is not there; add the dependency (see the README's Redis store section)", e);
+        } catch (LinkageError e) {
+            throw new IllegalStateException("the Redis store needs " + artifact + ", and " + className
+                    + " cannot be loaded: " + e, e);
         }
     }
 

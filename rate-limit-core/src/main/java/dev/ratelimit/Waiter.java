@@ -20,8 +20,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Waiters are not queued: threads waiting on one key wake when the quota they were told of is
  * back, one of them takes it and the others wait again, each attempt a store call (a Redis round
- * trip). While a Redis store is unavailable and fails closed, the wait is its hint (the circuit
- * breaker's open period). The calling thread blocks: never on an event loop. Thread-safe: one waiter
+ * trip), so {@code maxWait} bounds each call but does not share the waits fairly: under contention
+ * one thread may be refused at {@code maxWait} while others are served. While a Redis store is
+ * unavailable and fails closed, the wait is its hint (the circuit breaker's open period). The calling thread blocks: never on an event loop. Thread-safe: one waiter
  * serves every thread.
  */
 public final class Waiter {
@@ -79,6 +80,7 @@ public final class Waiter {
      */
     public Decision tryAcquire(RateLimiter limiter, String key, long cost, Duration maxWait) throws InterruptedException {
         Objects.requireNonNull(limiter, "limiter");
+        Objects.requireNonNull(maxWait, "maxWait");
         if (maxWait.isNegative()) {
             throw new IllegalArgumentException("maxWait must not be negative, was " + maxWait);
         }

@@ -41,6 +41,23 @@ class WaiterTest {
     }
 
     @Test
+    void withASlidingLogNoSecondEverSeesMoreThanThePartnersLimit() throws InterruptedException {
+        RateLimiter partner = store.limiter(Limit.of("partner", Policy.slidingWindowLog(10, Duration.ofSeconds(1))));
+        List<Long> allowedAt = new ArrayList<>();
+        for (int i = 0; i < 35; i++) {
+            assertThat(waiter.tryAcquire(partner, "customer-42", Duration.ofSeconds(30)).allowed()).isTrue();
+            allowedAt.add(clock.nowMicros());
+            if (i % 7 == 3) {
+                clock.advance(Duration.ofMillis(130)); // the job's own work between calls
+            }
+        }
+
+        for (int i = 10; i < allowedAt.size(); i++) {
+            assertThat(allowedAt.get(i) - allowedAt.get(i - 10)).as("call %d and the 10th before it", i).isGreaterThanOrEqualTo(1_000_000);
+        }
+    }
+
+    @Test
     void returnsTheRefusalAtOnceWhenItsWaitWouldEndAfterMaxWait() throws InterruptedException {
         RateLimiter login = store.limiter(Limit.of("login", Policy.fixedWindow(1, Duration.ofMinutes(1))));
         waiter.tryAcquire(login, "ip:203.0.113.7", Duration.ZERO);

@@ -2,8 +2,8 @@ package dev.ratelimit.docs;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
+import dev.ratelimit.Policy;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.TokenBucket;
 import dev.ratelimit.Waiter;
 import dev.ratelimit.store.memory.MemoryStore;
 import dev.ratelimit.testing.ReadmeText;
@@ -17,7 +17,7 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The README's waiting example, run here on the system clock (12 calls of one customer: two waits of 100 ms). */
+/** The README's waiting example, run here on the system clock (12 calls of one customer: the last two wait about a second). */
 class ReadmeWaiterExampleTest {
     record Order(String customerId) {
     }
@@ -40,11 +40,11 @@ class ReadmeWaiterExampleTest {
         // A nightly export sends each customer's orders to a partner API that allows 10 calls a second
         // per customer; the export waits for quota rather than failing, up to 30 s per call.
         MemoryStore store = MemoryStore.builder().build();
-        RateLimiter partnerApi = store.limiter(Limit.of("partner-api", TokenBucket.perSecond(10, 10)));
+        RateLimiter partnerApi = store.limiter(Limit.of("partner-api", Policy.slidingWindowLog(10, Duration.ofSeconds(1))));
         Waiter waiter = Waiter.system();
         for (Order order : orders) {
             Decision d = waiter.tryAcquire(partnerApi, "customer:" + order.customerId(), Duration.ofSeconds(30));
-            if (!d.allowed()) {   // its wait would end after 30 s, or its cost is above the limit
+            if (!d.allowed()) {   // its wait would end after 30 s, its cost is above the limit, or Redis is down (FAIL_CLOSED)
                 throw new IllegalStateException("no partner quota for " + order.customerId() + ": " + d.verdict());
             }
             partner.send(order);

@@ -85,6 +85,11 @@ final class Connections implements AutoCloseable {
      * that attempt and share its outcome: each caller waits for at most one attempt, however many
      * arrive together, rather than for one attempt per caller queued ahead of it.
      */
+    /** Whether {@link #close()} was called. */
+    boolean isClosed() {
+        return closed;
+    }
+
     UnifiedJedis client() {
         UnifiedJedis c = client;
         if (c != null) {

@@ -50,11 +50,24 @@ final class OutageLog {
     private boolean anyLogged;
     private boolean outageLogged;
     private int unlogged;
+    private boolean usedAfterCloseLogged;
 
     OutageLog(Lines lines, String description, FailureMode mode) {
         this.lines = lines;
         this.description = description;
         this.mode = mode;
+    }
+
+    /**
+     * A limiter was asked to decide after the store was closed: said once per store, since it is a
+     * mistake in the application's shutdown order, not an outage that ends.
+     */
+    synchronized void usedAfterClose() {
+        if (!usedAfterCloseLogged) {
+            usedAfterCloseLogged = true;
+            lines.warn("Redis store " + description + " was used after close(): its limiters decide by failure mode " + mode
+                    + " from now on, without Redis; close the store after whatever decides with it");
+        }
     }
 
     /** Health went from {@code previous} to {@code current} at {@code now} (the store's clock), because of {@code cause}. */

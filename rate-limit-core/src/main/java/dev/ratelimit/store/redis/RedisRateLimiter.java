@@ -70,6 +70,12 @@ final class RedisRateLimiter implements RateLimiter {
         String client = settings.clientHash().of(key);
         Clock clock = settings.clock();
         long sentAt = clock.nowMicros();
+        if (settings.connections().isClosed()) {
+            // A use after close(): the application's shutdown order, not an outage. No call, and
+            // nothing for the breakers, health or the listener's store metrics.
+            settings.outages().usedAfterClose();
+            return whenUnavailable(settings.breakers().shared(), client, cost, sentAt);
+        }
         List<String> keys;
         CircuitBreaker breaker;
         try {

@@ -53,7 +53,7 @@ public final class RedisStore implements RateLimitStore {
     /** What every limiter of one store shares. */
     record Settings(String keyPrefix, ClientHash clientHash, Clock clock, boolean timeFromClock, long ttlSlackMillis,
                     boolean denialCache, FailureMode failureMode, RateLimitListener listener, Breakers breakers, Connections connections,
-                    CallBatcher calls, FunctionLibrary library) {
+                    CallBatcher calls, FunctionLibrary library, OutageLog outages) {
     }
 
     private final Settings settings;
@@ -75,7 +75,7 @@ public final class RedisStore implements RateLimitStore {
                 : ClientHash.hmacSha256(b.clientKeySecret.getBytes(StandardCharsets.UTF_8));
         this.settings = new Settings(b.keyPrefix, clientHash, b.clock, b.timeFromClock,
                 b.timeFromClock ? CLOCK_MODE_TTL_SLACK_MILLIS : 0, b.denialCache, mode, listener, breakers, connections,
-                new CallBatcher(b.pipelining), new FunctionLibrary(description, clock));
+                new CallBatcher(b.pipelining), new FunctionLibrary(description, clock), outages);
     }
 
     /** A builder; {@link Builder#url} (or {@link Builder#client}) is required. */
@@ -125,8 +125,9 @@ public final class RedisStore implements RateLimitStore {
     /**
      * Closes the Redis connections this store opened (not a client passed to {@link Builder#client});
      * closing again does nothing. The store cannot be reopened: its limiters then answer by the
-     * {@link FailureMode}, as in an outage (reported as one, with the cause "the Redis store is
-     * closed"), and never throw.
+     * {@link FailureMode} without calling Redis, and never throw. That is no outage (health, the
+     * circuit breakers and the listener's store metrics are left alone); the first use after close
+     * logs one warning.
      */
     @Override
     public void close() {

@@ -37,6 +37,16 @@ class OutageLogTest {
     }, "redis://h:1", FailureMode.LOCAL_FALLBACK);
 
     @Test
+    void saysOnceThatTheStoreWasUsedAfterCloseWhateverTheOutagesAround() {
+        log.usedAfterClose();
+        log.changed(UP, DEGRADED, DOWN, 0);
+        log.usedAfterClose();
+
+        assertThat(lines).containsExactly("WARN Redis store redis://h:1 was used after close(): its limiters decide by failure "
+                + "mode LOCAL_FALLBACK from now on, without Redis; close the store after whatever decides with it", FAILING);
+    }
+
+    @Test
     void logsOneOutageWhenFailuresAndSuccessesInterleaveForSeconds() {
         for (int i = 0; i < 45; i++) {
             log.changed(UP, DEGRADED, DOWN, i * 50_000L);

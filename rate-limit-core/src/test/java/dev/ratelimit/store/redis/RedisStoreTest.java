@@ -4,8 +4,10 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.Policy;
+import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Source;
+import dev.ratelimit.StoreHealth;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.testing.RedisServer;
 import org.junit.jupiter.api.AfterAll;
@@ -22,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -244,15 +247,30 @@ class RedisStoreTest {
 
     @Test
     void aClosedStoreAnswersByItsFailureModeAndClosesOnce() {
+        List<String> heard = new CopyOnWriteArrayList<>();
         RedisStore closing = RedisStore.builder().url(redis.url()).failureMode(dev.ratelimit.FailureMode.FAIL_CLOSED)
-                .readTimeout(Duration.ofSeconds(2)).build();
+                .readTimeout(Duration.ofSeconds(2)).listener(new RateLimitListener() {
+                    @Override
+                    public void onStoreCall(long micros, boolean ok) {
+                        heard.add("call ok=" + ok);
+                    }
+
+                    @Override
+                    public void onHealthChange(StoreHealth previous, StoreHealth current) {
+                        heard.add(previous + "->" + current);
+                    }
+                }).build();
         RateLimiter limiter = closing.limiter(Limit.of("closing", Policy.fixedWindow(5, LONG)));
         assertThat(limiter.tryAcquire("k").source()).isEqualTo(Source.STORE);
         closing.close();
         closing.close();
-        Decision after = limiter.tryAcquire("k");
-        assertThat(after.verdict()).isEqualTo(Verdict.STORE_UNAVAILABLE);
-        assertThat(after.source()).isEqualTo(Source.FAIL_CLOSED);
+        for (int i = 0; i < 10; i++) {
+            Decision after = limiter.tryAcquire("k");
+            assertThat(after.verdict()).isEqualTo(Verdict.STORE_UNAVAILABLE);
+            assertThat(after.source()).isEqualTo(Source.FAIL_CLOSED);
+        }
+        assertThat(closing.health()).as("a use after close is no outage: the breaker never opens").isEqualTo(StoreHealth.UP);
+        assertThat(heard).as("no failed store calls, no health changes").containsExactly("call ok=true");
     }
 
     @Test

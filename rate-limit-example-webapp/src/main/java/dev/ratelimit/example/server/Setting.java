@@ -70,9 +70,15 @@ public enum Setting {
     static String usage() {
         StringBuilder s = new StringBuilder("Usage: java -jar rate-limit-example.jar [--name=value ...]\n"
                 + "Each setting comes from a flag, else from the environment variable, else its default:\n");
+        int flagWidth = 0;
+        int envWidth = 0;
         for (Setting setting : values()) {
-            s.append(String.format("  %-22s %-27s %s (default: %s)%n", setting.flag() + "=...", setting.env(),
-                    setting.description(), setting.defaultText()));
+            flagWidth = Math.max(flagWidth, setting.flag().length() + "=...".length());
+            envWidth = Math.max(envWidth, setting.env().length());
+        }
+        String line = "  %-" + flagWidth + "s  %-" + envWidth + "s  %s (default: %s)%n";
+        for (Setting setting : values()) {
+            s.append(String.format(line, setting.flag() + "=...", setting.env(), setting.description(), setting.defaultText()));
         }
         return s.toString();
     }

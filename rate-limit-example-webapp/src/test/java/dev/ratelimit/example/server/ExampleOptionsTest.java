@@ -184,6 +184,14 @@ class ExampleOptionsTest {
         for (Setting s : Setting.values()) {
             assertThat(usage).contains(s.flag() + "=...", s.env());
         }
+        // One column each for flags, variables and descriptions, however long the longest flag.
+        List<String> lines = usage.lines().filter(l -> l.startsWith("  --")).toList();
+        assertThat(lines).hasSize(Setting.values().length);
+        for (int i = 0; i < lines.size(); i++) {
+            Setting s = Setting.values()[i];
+            assertThat(lines.get(i).indexOf(" " + s.env() + " ") + 1).as("where %s starts", s.env()).isEqualTo(lines.get(0).indexOf("PORT"));
+            assertThat(lines.get(i).indexOf(s.description())).as("%s's description", s.env()).isEqualTo(lines.get(0).indexOf("HTTP port"));
+        }
         assertThat(List.of(Setting.values()).stream().map(Setting::flag)).containsExactly("--port", "--host", "--redis-url",
                 "--config", "--failure-mode", "--fallback-share", "--redis-timeout", "--redis-key-prefix", "--redis-client-key-secret",
                 "--max-keys-per-limit", "--trusted-proxies",

@@ -22,8 +22,10 @@ import java.util.concurrent.TimeUnit;
  * back, one of them takes it and the others wait again, each attempt a store call (a Redis round
  * trip), so {@code maxWait} bounds each call but does not share the waits fairly: under contention
  * one thread may be refused at {@code maxWait} while others are served. While a Redis store is
- * unavailable and fails closed, the wait is its hint (the circuit breaker's open period). The calling thread blocks: never on an event loop. Thread-safe: one waiter
- * serves every thread.
+ * unavailable and fails closed, the wait is its hint (the circuit breaker's open period).
+ *
+ * <p>The calling thread blocks: never call it on an event loop. Thread-safe: one waiter serves every
+ * thread.
  */
 public final class Waiter {
     /** How a waiter sleeps: {@link #system()} sleeps the thread; a test's advances its {@link ManualClock}. */

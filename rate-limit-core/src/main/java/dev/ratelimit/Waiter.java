@@ -31,7 +31,12 @@ public final class Waiter {
     /** How a waiter sleeps: {@link #system()} sleeps the thread; a test's advances its {@link ManualClock}. */
     @FunctionalInterface
     public interface Sleeper {
-        /** Sleeps for {@code time}, a positive duration. */
+        /**
+         * Sleeps for {@code time}.
+         *
+         * @param time a positive duration
+         * @throws InterruptedException if the sleep is interrupted
+         */
         void sleep(Duration time) throws InterruptedException;
     }
 
@@ -43,7 +48,11 @@ public final class Waiter {
         this.sleeper = sleeper;
     }
 
-    /** A waiter that reads {@link Clock#system()} and sleeps the calling thread. */
+    /**
+     * A waiter that reads {@link Clock#system()} and sleeps the calling thread.
+     *
+     * @return the waiter, to share between threads
+     */
     public static Waiter system() {
         return new Waiter(Clock.system(), time -> TimeUnit.NANOSECONDS.sleep(time.toNanos()));
     }
@@ -52,6 +61,9 @@ public final class Waiter {
      * A waiter on {@code clock} that sleeps with {@code sleeper}; for tests, with a {@link ManualClock}:
      * {@code Waiter.of(clock, clock::advance)}.
      *
+     * @param clock   where deadlines are read
+     * @param sleeper how the waiter sleeps between attempts
+     * @return the waiter
      * @throws InvalidConfigurationException when either is null
      */
     public static Waiter of(Clock clock, Sleeper sleeper) {
@@ -64,7 +76,15 @@ public final class Waiter {
         return new Waiter(clock, sleeper);
     }
 
-    /** {@link #tryAcquire(RateLimiter, String, long, Duration)} with cost 1. */
+    /**
+     * {@link #tryAcquire(RateLimiter, String, long, Duration)} with cost 1.
+     *
+     * @param limiter the limit to take from
+     * @param key     the client's key
+     * @param maxWait how long the call may wait, at most
+     * @return the decision that allowed the request, or the last refusal
+     * @throws InterruptedException as {@link #tryAcquire(RateLimiter, String, long, Duration)}
+     */
     public Decision tryAcquire(RateLimiter limiter, String key, Duration maxWait) throws InterruptedException {
         return tryAcquire(limiter, key, 1, maxWait);
     }
@@ -73,6 +93,10 @@ public final class Waiter {
      * Takes {@code cost} from the key's quota, waiting up to {@code maxWait} for it. The call may end
      * a little after {@code maxWait}: by the last attempt's store call and the sleep's overshoot.
      *
+     * @param limiter the limit to take from
+     * @param key     the client's key
+     * @param cost    the request's weight, {@code >= 1}
+     * @param maxWait how long the call may wait, at most; zero for one attempt
      * @return the decision that allowed the request; else the last refusal, when the wait it asks
      *         for would end after {@code maxWait}, or at once when the request can never pass
      * @throws IllegalArgumentException if {@code maxWait} is negative, or as {@link RateLimiter#tryAcquire}

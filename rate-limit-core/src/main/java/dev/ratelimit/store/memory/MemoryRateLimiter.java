@@ -6,6 +6,10 @@ import dev.ratelimit.Limit;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.algorithm.LimitEvaluator;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -15,25 +19,54 @@ import java.util.concurrent.atomic.LongAdder;
  * when the shard a key hashes to holds its even share of the cap.
  */
 final class MemoryRateLimiter implements RateLimiter {
+    /** The shards, read with acquire and made with one compare-and-set each: see {@link #shard}. */
+    private static final VarHandle SHARDS = MethodHandles.arrayElementVarHandle(Shard[].class);
+
     private final Limit limit;
+    /** Made at their first key, so that a bound limit costs an array of 64 references, not 64 shards. */
     private final Shard[] shards;
     private final int shardShift;
     private final KeyHash keyHash;
+    private final LimitEvaluator evaluator;
+    private final Clock clock;
+    private final int maxKeys;
+    private final AtomicInteger tracked = new AtomicInteger();
     private final LongAdder evicted = new LongAdder();
 
     MemoryRateLimiter(Limit limit, Clock clock, int maxKeys, KeyHash keyHash) {
         this.limit = limit;
         this.keyHash = keyHash;
+        this.clock = clock;
+        this.maxKeys = maxKeys;
+        this.evaluator = new LimitEvaluator(limit);
         int shardCount = shardCount(maxKeys);
         this.shardShift = 64 - Integer.numberOfTrailingZeros(shardCount);
         this.shards = new Shard[shardCount];
-        LimitEvaluator evaluator = new LimitEvaluator(limit);
-        AtomicInteger tracked = new AtomicInteger();
-        for (int i = 0; i < shardCount; i++) {
-            // Spread the cap exactly: the first (maxKeys % shardCount) shards hold one more.
-            int share = maxKeys / shardCount + (i < maxKeys % shardCount ? 1 : 0);
-            shards[i] = new Shard(evaluator, clock, share, maxKeys, tracked, evicted);
+    }
+
+    /** Shard {@code i}, made by the first caller that needs it (two callers at once keep the same one). */
+    private Shard shard(int i) {
+        Shard shard = (Shard) SHARDS.getAcquire(shards, i);
+        if (shard != null) {
+            return shard;
         }
+        // Spread the cap exactly: the first (maxKeys % shardCount) shards hold one more.
+        int share = maxKeys / shards.length + (i < maxKeys % shards.length ? 1 : 0);
+        Shard made = new Shard(evaluator, clock, share, maxKeys, tracked, evicted);
+        Shard won = (Shard) SHARDS.compareAndExchange(shards, i, null, made);
+        return won == null ? made : won;
+    }
+
+    /** The shards made so far. */
+    private Iterable<Shard> made() {
+        List<Shard> made = new ArrayList<>(shards.length);
+        for (int i = 0; i < shards.length; i++) {
+            Shard shard = (Shard) SHARDS.getAcquire(shards, i);
+            if (shard != null) {
+                made.add(shard);
+            }
+        }
+        return made;
     }
 
     /**
@@ -59,13 +92,12 @@ final class MemoryRateLimiter implements RateLimiter {
         }
         long hash = keyHash.hash(key);
         // Top bits pick the shard; the shard's table indexes with bits from 8 up, so the two are independent.
-        Shard shard = shardShift == 64 ? shards[0] : shards[(int) (hash >>> shardShift)];
-        return shard.decide(hash, cost);
+        return shard(shardShift == 64 ? 0 : (int) (hash >>> shardShift)).decide(hash, cost);
     }
 
     long trackedKeys() {
         long total = 0;
-        for (Shard shard : shards) {
+        for (Shard shard : made()) {
             total += shard.size();
         }
         return total;
@@ -76,7 +108,7 @@ final class MemoryRateLimiter implements RateLimiter {
     }
 
     void cleanUp() {
-        for (Shard shard : shards) {
+        for (Shard shard : made()) {
             shard.sweepAll();
         }
     }

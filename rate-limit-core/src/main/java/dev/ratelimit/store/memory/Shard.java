@@ -28,12 +28,6 @@ final class Shard {
     private static final int SWEEP_PER_INSERT = 2;
     private static final int SWEEP_WHEN_FULL = 32;
     private static final int EVICTION_SAMPLE = 16;
-    /**
-     * The table of a shard that never held a key: one empty slot, read and never written (the first
-     * insert allocates), so that a limit bound but little used costs its shards' objects, not their
-     * tables (a limit has up to 64 shards).
-     */
-    private static final long[] NO_KEYS = new long[1];
 
     private final LimitEvaluator evaluator;
     private final Clock clock;
@@ -78,8 +72,7 @@ final class Shard {
         this.shareLength = Math.max(MIN_LENGTH, Integer.highestOneBit(Math.max(1, (share * 4 + 2) / 3 - 1)) << 1);
         this.maxLength = shareLength * 2;
         this.maxEntries = maxLength - maxLength / 8;
-        this.table = NO_KEYS;
-        this.length = 1;
+        allocate(MIN_LENGTH);
     }
 
     synchronized Decision decide(long hash, long cost) {
@@ -114,11 +107,6 @@ final class Shard {
 
     synchronized int size() {
         return count;
-    }
-
-    /** Slots in the table: 1 (the shared empty one) until the first key arrives. */
-    synchronized int tableLength() {
-        return length;
     }
 
     /** Drops every entry whose state is fresh again at {@code now}. */
@@ -163,7 +151,7 @@ final class Shard {
             evictLeastUsed(key, now);
         }
         if (length < maxLength && (count + 1) * 4L > length * 3L && (length < shareLength || (count + 1) * 8L > length * 7L)) {
-            allocate(Math.max(MIN_LENGTH, length * 2));
+            allocate(length * 2);
         }
         int i = home(key);
         while (table[i * stride] != 0) {

@@ -47,6 +47,20 @@ class MemoryStoreConcurrencyTest {
     }
 
     @Test
+    void threadsMakingAKeysShardAtOnceShareOneShard() throws Exception {
+        // A shard is made at its first key: threads whose first request lands in a shard not yet made
+        // race to make it, and a lost race that kept its own shard would admit the limit twice.
+        // A cap of 128 keys makes one shard, so every thread races for it; 300 fresh limiters.
+        long overAdmitted = 0;
+        for (int round = 0; round < 300; round++) {
+            RateLimiter limiter = MemoryStore.builder().clock(clock).maxKeysPerLimit(128).build()
+                    .limiter(Limit.of("fresh", Policy.fixedWindow(5, Duration.ofHours(1))));
+            overAdmitted += race(limiter, 8, i -> "hot", 3) - 5;
+        }
+        assertThat(overAdmitted).isZero();
+    }
+
+    @Test
     void manyKeysShowNoCrossTalk() throws Exception {
         RateLimiter limiter = MemoryStore.builder().clock(clock).build().limiter(Limit.of("keys", Policy.fixedWindow(10, Duration.ofHours(1))));
         // 16 threads x 2,000 requests over 500 keys: every key gets 64 tries and admits exactly 10.

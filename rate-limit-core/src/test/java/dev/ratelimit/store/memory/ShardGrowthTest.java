@@ -12,34 +12,13 @@ import java.time.Duration;
 import static dev.ratelimit.Fixtures.clock;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/**
- * A shard's table: none of its own until the first key (a bound limit has up to 64 shards), then
- * doubling under keys that already have state, every key keeping its own.
- */
+/** A shard's table doubling under keys that already have state: every key keeps its own. */
 class ShardGrowthTest {
     private final ManualClock clock = clock();
 
     /** A key whose home slot is {@code slot}; {@code id} tells keys with the same slot apart. */
     private static long key(int id, int slot) {
         return ((long) (id + 1) << 40) | ((long) slot << 8);
-    }
-
-    @Test
-    void aShardAllocatesItsTableAtItsFirstKeyNotWhenItIsCreated() {
-        Limit limit = Limit.of("l", Policy.slidingWindowLog(2, Duration.ofMinutes(1)));
-        Shard shard = new Shard(new LimitEvaluator(limit), clock, 100_000);
-        shard.sweepAll();
-        assertThat(shard.tracks(key(0, 3))).isFalse();
-        assertThat(shard.size()).isZero();
-        assertThat(shard.tableLength()).as("the shared empty table").isEqualTo(1);
-
-        assertThat(shard.decide(key(0, 3), 1).remaining()).isEqualTo(1);
-        assertThat(shard.decide(key(0, 3), 1).remaining()).isZero();
-        assertThat(shard.decide(key(0, 3), 1).allowed()).isFalse();
-
-        assertThat(shard.tableLength()).isEqualTo(8);
-        assertThat(new Shard(new LimitEvaluator(limit), clock, 100_000).tracks(key(0, 3)))
-                .as("a new shard does not see another's key through the shared empty table").isFalse();
     }
 
     @Test

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  * <pre>{@code
  * Waiter waiter = Waiter.system();
  * Decision d = waiter.tryAcquire(partnerApi, "customer-42", Duration.ofSeconds(30));
- * if (d.allowed()) { callThePartner(); } else { requeue(); }   // refused: its wait would end after 30 s
+ * if (d.allowed()) { callThePartner(); } else { requeue(); }   // its wait would end after 30 s, it can never pass, or the store is unavailable
  * }</pre>
  *
  * <p>Waiters are not queued: threads waiting on one key wake when the quota they were told of is

@@ -44,7 +44,7 @@ class ReadmeWaiterExampleTest {
         Waiter waiter = Waiter.system();
         for (Order order : orders) {
             Decision d = waiter.tryAcquire(partnerApi, "customer:" + order.customerId(), Duration.ofSeconds(30));
-            if (!d.allowed()) {   // its wait would end after 30 s, its cost is above the limit, or Redis is down (FAIL_CLOSED)
+            if (!d.allowed()) {   // its wait would end after 30 s, or it can never pass (on a Redis store failing closed: or Redis is down)
                 throw new IllegalStateException("no partner quota for " + order.customerId() + ": " + d.verdict());
             }
             partner.send(order);

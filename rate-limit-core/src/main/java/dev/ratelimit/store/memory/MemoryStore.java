@@ -14,7 +14,7 @@ import java.util.concurrent.ConcurrentMap;
  * Keeps every key's limit state in this JVM: exact, lock-striped, and bounded.
  *
  * <ul>
- *   <li><b>Lazy:</b> a key's state is created by its first request.</li>
+ *   <li><b>Lazy:</b> a key's state is created by its first request, and a limit's shards by their first key (a bound limit costs about 1 KB).</li>
  *   <li><b>Exact under contention:</b> each key is decided under its shard's lock (64 shards per
  *       limit at most, 128 keys of the cap or more each; no lock across keys of different shards, no
  *       lock held across limits), so N threads racing on one key admit exactly what the policy allows.</li>

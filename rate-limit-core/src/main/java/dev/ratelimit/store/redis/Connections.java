@@ -79,17 +79,17 @@ final class Connections implements AutoCloseable {
         client().sendCommand(routingKey, Protocol.Command.TIME);
     }
 
+    /** Whether {@link #close()} was called. */
+    boolean isClosed() {
+        return closed;
+    }
+
     /**
      * The client, creating it if needed; throws whatever creating it throws. One thread creates
      * (which may wait for timeouts on every seed node or sentinel) while concurrent callers wait for
      * that attempt and share its outcome: each caller waits for at most one attempt, however many
      * arrive together, rather than for one attempt per caller queued ahead of it.
      */
-    /** Whether {@link #close()} was called. */
-    boolean isClosed() {
-        return closed;
-    }
-
     UnifiedJedis client() {
         UnifiedJedis c = client;
         if (c != null) {

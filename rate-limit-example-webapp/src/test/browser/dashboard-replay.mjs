@@ -7,8 +7,8 @@
 // long session takes seconds. The script: 12 tiers t0..t11 on endpoint "e", each with 1 rejected
 // and 10 allowed decisions per second; the app restarts at poll 70 (every counter starts again from
 // 0); remaining quota: 1 decision per second at 0-10% before the restart, then 1 at 0-10% and 1 at
-// 90-100%. Prints one JSON line: the tiles after each poll, the charts after the last one, and any
-// script error. Run by DashboardBrowserTest; never downloads a browser.
+// 90-100%; 3 clients evicted per second. Prints one JSON line: the tiles after each poll, the charts
+// after the last one, and any script error. Run by DashboardBrowserTest; never downloads a browser.
 import { launchChromium } from './chromium.mjs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,6 +44,7 @@ function scrape(n) {
     }
     lines.push(`ratelimit_remaining_percent_bucket{endpoint="e",tier="t${i}",le="+Inf"} ${m + (n >= RESTART ? m : 0)}`);
   }
+  lines.push('# TYPE ratelimit_evictions_total counter', `ratelimit_evictions_total ${3 * m}.0`);
   lines.push('# TYPE ratelimit_store_health gauge');
   for (const state of ['circuit_open', 'degraded', 'up']) lines.push(`ratelimit_store_health{state="${state}"} ${state === 'up' ? 1 : 0}.0`);
   return lines.join('\n') + '\n';
@@ -79,7 +80,7 @@ try {
     polls.push(await page.evaluate(() => {
       const text = (id) => document.getElementById(id).textContent;
       return { total429: text('total-429'), rate429: text('rate-429'), allowed: text('rate-allowed'),
-        negativeHeights: document.querySelectorAll('rect[height^="-"]').length };
+        evictions: text('evictions'), negativeHeights: document.querySelectorAll('rect[height^="-"]').length };
     }));
   }
   const charts = await page.evaluate(() => {

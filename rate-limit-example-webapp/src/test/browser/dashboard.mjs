@@ -57,6 +57,7 @@ async function shown(p) {
       allowedPerSecond: text('rate-allowed'),
       latency: text('latency'),
       health: text('health'),
+      evictions: text('evictions'),
       status: text('status'),
       samples: Number(document.body.dataset.samples || 0),
       legend429: text('legend-429'),

@@ -11,7 +11,8 @@
  *  - decision latency: ratelimit_decision_seconds_bucket, a quantile interpolated inside its bucket
  *    as histogram_quantile() does;
  *  - remaining quota: ratelimit_remaining_percent_bucket (remaining, in % of the limit, after each decision);
- *  - store health: the ratelimit_store_health{state} series that is 1.
+ *  - store health: the ratelimit_store_health{state} series that is 1;
+ *  - evictions: ratelimit_evictions_total (in-memory store only; "-" when the app has no such series).
  * A rate is the increase between two samples over the time between them; a counter that went down
  * (the app restarted) counts from zero, as Prometheus' rate() does.
  */
@@ -55,7 +56,7 @@
 
   /** One poll, reduced to what the charts need. */
   function summarize(text, t) {
-    const s = { t, rejected: new Map(), allowed: new Map(), latency: new Map(), remaining: new Map(), health: null, total429: 0 };
+    const s = { t, rejected: new Map(), allowed: new Map(), latency: new Map(), remaining: new Map(), evictions: new Map(), health: null, total429: 0 };
     for (const line of text.split('\n')) {
       if (line === '' || line[0] === '#') continue;
       const m = LINE.exec(line);
@@ -72,6 +73,9 @@
           break;
         case 'ratelimit_remaining_percent_bucket':
           add(s.remaining, number(l.le), value);
+          break;
+        case 'ratelimit_evictions_total':
+          add(s.evictions, '', value);
           break;
         case 'ratelimit_store_health':
           if (value === 1) s.health = l.state;
@@ -109,7 +113,7 @@
 
   /** s's series as totals continuing those of prev (the previous sample, or none). */
   function continueFrom(s, prev) {
-    for (const [name, whole] of [['rejected', false], ['allowed', false], ['latency', true], ['remaining', true]]) {
+    for (const [name, whole] of [['rejected', false], ['allowed', false], ['evictions', false], ['latency', true], ['remaining', true]]) {
       const acc = accumulate(s[name], prev && prev.acc[name], whole);
       s.acc = s.acc || {};
       s.acc[name] = acc;
@@ -326,6 +330,7 @@
     text('total-429', String(now.total429));
     text('rate-429', String(sum(increases(now.rejected, minuteAgo.rejected))));
     text('rate-allowed', recent === now ? '-' : fmt(sum(increases(now.allowed, recent.allowed)) / (now.t - recent.t)));
+    text('evictions', now.acc.evictions.raw.size === 0 ? '-' : String(sum(increases(now.evictions, minuteAgo.evictions))));
     const latency = increases(now.latency, recent.latency);
     text('latency', fmtSeconds(quantile(0.5, latency)) + ' / ' + fmtSeconds(quantile(0.99, latency)));
     const health = document.getElementById('health');

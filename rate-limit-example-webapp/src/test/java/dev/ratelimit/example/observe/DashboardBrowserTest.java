@@ -60,6 +60,7 @@ class DashboardBrowserTest {
             assertThat(shown.get("total429").asLong()).as("429s since start, as the page shows them").isGreaterThanOrEqualTo(rejected);
             assertThat(shown.get("last429PerMinute").asLong()).isPositive();
             assertThat(shown.get("health").asText()).isEqualTo("up");
+            assertThat(shown.get("evictions").asText()).as("in memory, far below the cap: none evicted").isEqualTo("0");
             assertThat(shown.get("latency").asText()).matches("[0-9.]+ (µs|ms) / [0-9.]+ (µs|ms)");
             assertThat(shown.get("legend429").asText()).contains("free / scan");
             List<String> requests = new ArrayList<>();
@@ -78,8 +79,9 @@ class DashboardBrowserTest {
     /**
      * A long session on the page's fake clock, from {@code src/test/browser/dashboard-replay.mjs}: 12
      * tiers each refused once and allowed 10 times a second, the app restarting at poll 70, 440 polls.
-     * The tiles count across the restart as Prometheus' increase() does, the remaining-quota bars never
-     * go negative, a steady rate draws a flat line over all five minutes, and no two series share a color.
+     * The tiles (429s, allowed, evictions) count across the restart as Prometheus' increase() does, the
+     * remaining-quota bars never go negative, a steady rate draws a flat line over all five minutes,
+     * and no two series share a color.
      */
     @Test
     void countsAcrossARestartAndDrawsALongSessionOfManySeries() throws Exception {
@@ -99,6 +101,8 @@ class DashboardBrowserTest {
                 // The minute before poll p: 12 a second, but nothing in the second the app restarted.
                 assertThat(poll.get("rate429").asText()).as("429s in the last minute, poll %d", p)
                         .isEqualTo(p < 60 ? String.valueOf(12 * p) : p >= 70 && p < 130 ? "708" : "720");
+                assertThat(poll.get("evictions").asText()).as("clients evicted in the last minute, poll %d", p)
+                        .isEqualTo(p < 60 ? String.valueOf(3 * p) : p >= 70 && p < 130 ? "177" : "180");
                 assertThat(poll.get("allowed").asText()).as("allowed / s over 10 s, poll %d", p)
                         .isEqualTo(p >= 70 && p < 80 ? "108" : "120");
                 assertThat(poll.get("negativeHeights").asInt()).as("negative bars, poll %d", p).isZero();

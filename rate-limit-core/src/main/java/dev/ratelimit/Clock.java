@@ -19,12 +19,16 @@ public interface Clock {
      * Microseconds since 1970-01-01T00:00:00Z, never negative: a fresh client's state is all zeros,
      * which the algorithms would read as state last touched at 1970 itself, so readings before 1970
      * are not supported ({@link ManualClock} refuses them).
+     *
+     * @return the current instant, µs since the epoch
      */
     long nowMicros();
 
     /**
      * A monotonic clock anchored to the wall clock once, at creation: it reads
      * {@code System.nanoTime()} and never jumps when the wall clock is adjusted.
+     *
+     * @return a new clock, anchored now
      */
     static Clock system() {
         return new SystemClock();

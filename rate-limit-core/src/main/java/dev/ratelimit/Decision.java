@@ -34,7 +34,11 @@ public record Decision(Verdict verdict, Source source, Policy policy, long limit
     /** {@link #retryAfterMicros()} of a request that can never pass. */
     public static final long NEVER = -1;
 
-    /** Whether the request passes. */
+    /**
+     * Whether the request passes.
+     *
+     * @return true when the verdict is {@link Verdict#ALLOWED}
+     */
     public boolean allowed() {
         return verdict == Verdict.ALLOWED;
     }
@@ -44,12 +48,18 @@ public record Decision(Verdict verdict, Source source, Policy policy, long limit
      * quota: true for a decision of the store, its denial cache or its local fallback, false for a
      * failure mode's ({@link Source#FAIL_OPEN}, {@link Source#FAIL_CLOSED}) and a
      * {@link Verdict#STORE_UNAVAILABLE} one. The servlet filter sends rate-limit numbers only when true.
+     *
+     * @return whether the numbers describe the client's quota
      */
     public boolean hasNumbers() {
         return source != Source.FAIL_OPEN && source != Source.FAIL_CLOSED && verdict != Verdict.STORE_UNAVAILABLE;
     }
 
-    /** The time until the quota is fully back. */
+    /**
+     * The time until the quota is fully back.
+     *
+     * @return {@link #resetAfterMicros()} as a duration
+     */
     public Duration resetAfter() {
         return Durations.ofMicros(resetAfterMicros);
     }
@@ -57,6 +67,8 @@ public record Decision(Verdict verdict, Source source, Policy policy, long limit
     /**
      * The wait until this same request would pass: zero when allowed, empty when it never can; exact,
      * but for the hints of {@link #retryAfterMicros()} while Redis is unavailable.
+     *
+     * @return {@link #retryAfterMicros()} as a duration, or empty for {@link #NEVER}
      */
     public Optional<Duration> retryAfter() {
         return retryAfterMicros == NEVER ? Optional.empty() : Optional.of(Durations.ofMicros(retryAfterMicros));

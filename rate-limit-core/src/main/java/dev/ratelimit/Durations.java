@@ -19,6 +19,8 @@ public final class Durations {
      * {@code d} in microseconds, rounded down to a whole microsecond (toward negative infinity, like
      * {@link Duration#getSeconds()}: {@code -0.5 µs} is {@code -1}).
      *
+     * @param d the duration
+     * @return {@code d} in whole microseconds
      * @throws ArithmeticException if that does not fit in a long (about 292,000 years)
      */
     public static long toMicros(Duration d) {
@@ -32,7 +34,12 @@ public final class Durations {
         return Math.addExact(Math.multiplyExact(seconds, 1_000_000L), micros);
     }
 
-    /** {@code micros} microseconds as a Duration. */
+    /**
+     * {@code micros} microseconds as a Duration.
+     *
+     * @param micros µs, negative too
+     * @return the duration
+     */
     public static Duration ofMicros(long micros) {
         return Duration.ofSeconds(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1_000L);
     }

@@ -22,7 +22,13 @@ public final class Exact {
     private Exact() {
     }
 
-    /** Greatest common divisor of two positive numbers. */
+    /**
+     * Greatest common divisor of two positive numbers.
+     *
+     * @param a a positive number
+     * @param b a positive number
+     * @return their greatest common divisor
+     */
     public static long gcd(long a, long b) {
         while (b != 0) {
             long t = a % b;
@@ -32,7 +38,13 @@ public final class Exact {
         return a;
     }
 
-    /** Ceiling of {@code a / b} for {@code a >= 0, b > 0}. */
+    /**
+     * Ceiling of {@code a / b} for {@code a >= 0, b > 0}.
+     *
+     * @param a the dividend, {@code >= 0}
+     * @param b the divisor, {@code > 0}
+     * @return {@code a / b} rounded up
+     */
     public static long ceilDiv(long a, long b) {
         return -Math.floorDiv(-a, b);
     }

@@ -15,7 +15,13 @@ import java.time.Duration;
  */
 public record FixedWindow(long limit, Duration window) implements Policy {
 
-    /** Validates every field; see the class documentation. */
+    /**
+     * Validates every field; see the class documentation.
+     *
+     * @param limit  requests per window
+     * @param window the window length
+     * @throws InvalidConfigurationException when a field is out of range, naming it
+     */
     public FixedWindow {
         Exact.requirePositive("limit", limit);
         Durations.positiveMicros("window", window);

@@ -20,7 +20,14 @@ import java.time.Duration;
  */
 public record Gcra(long rate, Duration period, long burst) implements Policy {
 
-    /** Validates every field; see the class documentation. */
+    /**
+     * Validates every field; see the class documentation.
+     *
+     * @param rate   requests per {@code period}
+     * @param period the period of {@code rate}
+     * @param burst  the most requests that can pass back to back
+     * @throws InvalidConfigurationException when a field is out of range, naming it
+     */
     public Gcra {
         Exact.requirePositive("rate", rate);
         long periodMicros = Durations.positiveMicros("period", period);
@@ -35,13 +42,21 @@ public record Gcra(long rate, Duration period, long burst) implements Policy {
                 "lower the burst or raise the rate");
     }
 
-    /** The emission interval's numerator: period µs / gcd(rate, period µs). */
+    /**
+     * The emission interval's numerator.
+     *
+     * @return period µs / gcd(rate, period µs)
+     */
     public long intervalUnits() {
         long periodMicros = Durations.toMicros(period);
         return periodMicros / Exact.gcd(rate, periodMicros);
     }
 
-    /** The emission interval's denominator: rate / gcd(rate, period µs). */
+    /**
+     * The emission interval's denominator.
+     *
+     * @return rate / gcd(rate, period µs)
+     */
     public long ratePerUnit() {
         long periodMicros = Durations.toMicros(period);
         return rate / Exact.gcd(rate, periodMicros);

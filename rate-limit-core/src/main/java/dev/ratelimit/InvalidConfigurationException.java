@@ -7,10 +7,14 @@ package dev.ratelimit;
 public final class InvalidConfigurationException extends IllegalArgumentException {
     private static final long serialVersionUID = 1L;
 
+    /** The field or JSON path of the bad value. */
     private final String path;
+    /** What is wrong, including the bad value. */
     private final String problem;
 
     /**
+     * A problem with the value at {@code path}; the message is {@code path + ": " + problem}.
+     *
      * @param path    the field or JSON path of the bad value, e.g. {@code capacity}
      * @param problem what is wrong, including the value, e.g. {@code must be > 0, was 0}
      */
@@ -20,17 +24,30 @@ public final class InvalidConfigurationException extends IllegalArgumentExceptio
         this.problem = problem;
     }
 
-    /** The field or JSON path of the bad value. */
+    /**
+     * The field or JSON path of the bad value.
+     *
+     * @return the path, e.g. {@code tiers.pro.scan.capacity}
+     */
     public String path() {
         return path;
     }
 
-    /** What is wrong, including the bad value. */
+    /**
+     * What is wrong, including the bad value.
+     *
+     * @return the problem, e.g. {@code must be > 0, was 0}
+     */
     public String problem() {
         return problem;
     }
 
-    /** The same problem, located under {@code parent} (e.g. {@code tiers.pro.scan}). */
+    /**
+     * The same problem, located under {@code parent} (e.g. {@code tiers.pro.scan}).
+     *
+     * @param parent the path that contains this one
+     * @return a new exception at {@code parent.path}, caused by this one
+     */
     public InvalidConfigurationException under(String parent) {
         InvalidConfigurationException e = new InvalidConfigurationException(parent + "." + path, problem);
         e.initCause(this);

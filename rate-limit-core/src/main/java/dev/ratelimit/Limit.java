@@ -29,7 +29,13 @@ public record Limit(String name, List<Policy> policies) {
     public static final int MAX_POLICIES = 8;
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
-    /** Validates the name and the policy list, and copies the list. */
+    /**
+     * Validates the name and the policy list, and copies the list.
+     *
+     * @param name     the limit's name
+     * @param policies its policies
+     * @throws InvalidConfigurationException for a bad name, no policies, too many, or a null one
+     */
     public Limit {
         if (name == null || !NAME.matcher(name).matches()) {
             throw new InvalidConfigurationException("name", "must be 1-64 characters of [A-Za-z0-9._-], was "
@@ -49,14 +55,25 @@ public record Limit(String name, List<Policy> policies) {
         policies = List.copyOf(policies);
     }
 
-    /** A limit named {@code name} made of {@code policies}; validated as by the constructor. */
+    /**
+     * A limit named {@code name} made of {@code policies}; validated as by the constructor.
+     *
+     * @param name     the limit's name
+     * @param policies its policies
+     * @return the limit
+     * @throws InvalidConfigurationException as {@link #Limit}
+     */
     public static Limit of(String name, Policy... policies) {
         // Arrays.asList, not List.of: List.of throws a bare NullPointerException on a null policy
         // before the constructor can name its index.
         return new Limit(name, policies == null ? null : Arrays.asList(policies));
     }
 
-    /** Whether this limit combines more than one policy. */
+    /**
+     * Whether this limit combines more than one policy.
+     *
+     * @return true for two policies or more
+     */
     public boolean isComposite() {
         return policies.size() > 1;
     }
@@ -66,6 +83,8 @@ public record Limit(String name, List<Policy> policies) {
      * fingerprint, so that equal limits share one. (Redis keys carry each policy's state fingerprint
      * instead, which leaves out the numbers a change of which keeps the state's meaning: see the
      * README's "Keys".)
+     *
+     * @return the first 8 bytes of a SHA-256 of the policies, in hex
      */
     public String fingerprint() {
         try {

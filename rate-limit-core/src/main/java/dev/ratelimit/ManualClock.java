@@ -22,6 +22,7 @@ public final class ManualClock implements Clock {
     /**
      * Starts at {@code start}, rounded down to whole microseconds.
      *
+     * @param start the first reading
      * @throws IllegalArgumentException if {@code start} is before 1970 (see {@link Clock#nowMicros()})
      * @throws ArithmeticException if {@code start} is beyond a long of microseconds (about 292,000 years from 1970)
      */
@@ -39,6 +40,7 @@ public final class ManualClock implements Clock {
     /**
      * Starts at {@code startMicros} microseconds since the epoch.
      *
+     * @param startMicros the first reading, µs since the epoch
      * @throws IllegalArgumentException if {@code startMicros} is negative (before 1970)
      */
     public ManualClock(long startMicros) {
@@ -61,6 +63,8 @@ public final class ManualClock implements Clock {
      * Moves the clock forward (or back, for a negative duration) by {@code by}, rounded down to whole
      * microseconds.
      *
+     * @param by how far to move
+     * @return this clock
      * @throws ArithmeticException if the time would overflow a long of microseconds (the clock then stays put)
      * @throws IllegalArgumentException if the time would be before 1970 (the clock then stays put)
      */
@@ -71,6 +75,8 @@ public final class ManualClock implements Clock {
     /**
      * Moves the clock by {@code deltaMicros} microseconds.
      *
+     * @param deltaMicros how far to move, in µs; negative moves it back
+     * @return this clock
      * @throws ArithmeticException if the time would overflow a long (the clock then stays put)
      * @throws IllegalArgumentException if the time would be before 1970 (the clock then stays put)
      */
@@ -82,6 +88,7 @@ public final class ManualClock implements Clock {
     /**
      * Sets the clock to {@code epochMicros}.
      *
+     * @param epochMicros the new reading, µs since the epoch
      * @throws IllegalArgumentException if {@code epochMicros} is negative (before 1970)
      */
     public void setMicros(long epochMicros) {

@@ -22,39 +22,84 @@ public sealed interface Policy permits TokenBucket, FixedWindow, SlidingWindowLo
     /**
      * The largest number of unit-cost requests that can pass back to back from a fresh state: the
      * bucket capacity, the window limit or the GCRA burst. A request costing more can never pass.
+     *
+     * @return the limit, {@code > 0}
      */
     long limit();
 
     /**
      * The time the quota is measured over, as published in {@code RateLimit-Policy}'s {@code w}: the
      * window, or for the bucket algorithms the time to refill from empty.
+     *
+     * @return the window
      */
     Duration window();
 
-    /** The algorithm's name as used in JSON configuration, e.g. {@code token_bucket}. */
+    /**
+     * The algorithm's name as used in JSON configuration, e.g. {@code token_bucket}.
+     *
+     * @return the name
+     */
     String algorithm();
 
-    /** A token bucket of {@code capacity} tokens, refilled by {@code refillTokens} every {@code refillPeriod}. */
+    /**
+     * A token bucket of {@code capacity} tokens, refilled by {@code refillTokens} every {@code refillPeriod}.
+     *
+     * @param capacity     the most tokens the bucket holds
+     * @param refillTokens tokens added per {@code refillPeriod}
+     * @param refillPeriod the period of {@code refillTokens}
+     * @return the policy
+     * @throws InvalidConfigurationException as {@link TokenBucket#TokenBucket}
+     */
     static TokenBucket tokenBucket(long capacity, long refillTokens, Duration refillPeriod) {
         return new TokenBucket(capacity, refillTokens, refillPeriod);
     }
 
-    /** At most {@code limit} requests per epoch-aligned {@code window}. */
+    /**
+     * At most {@code limit} requests per epoch-aligned {@code window}.
+     *
+     * @param limit  requests per window
+     * @param window the window length
+     * @return the policy
+     * @throws InvalidConfigurationException as {@link FixedWindow#FixedWindow}
+     */
     static FixedWindow fixedWindow(long limit, Duration window) {
         return new FixedWindow(limit, window);
     }
 
-    /** At most {@code limit} requests in any {@code window}, exactly. */
+    /**
+     * At most {@code limit} requests in any {@code window}, exactly.
+     *
+     * @param limit  requests per window, at most {@link SlidingWindowLog#MAX_LIMIT}
+     * @param window the window length
+     * @return the policy
+     * @throws InvalidConfigurationException as {@link SlidingWindowLog#SlidingWindowLog}
+     */
     static SlidingWindowLog slidingWindowLog(long limit, Duration window) {
         return new SlidingWindowLog(limit, window);
     }
 
-    /** About {@code limit} requests per sliding {@code window}, from two weighted counters. */
+    /**
+     * About {@code limit} requests per sliding {@code window}, from two weighted counters.
+     *
+     * @param limit  requests per window
+     * @param window the window length
+     * @return the policy
+     * @throws InvalidConfigurationException as {@link SlidingWindowCounter#SlidingWindowCounter}
+     */
     static SlidingWindowCounter slidingWindowCounter(long limit, Duration window) {
         return new SlidingWindowCounter(limit, window);
     }
 
-    /** {@code rate} requests per {@code period} with bursts of up to {@code burst}. */
+    /**
+     * {@code rate} requests per {@code period} with bursts of up to {@code burst}.
+     *
+     * @param rate   requests per {@code period}
+     * @param period the period of {@code rate}
+     * @param burst  the most requests that can pass back to back
+     * @return the policy
+     * @throws InvalidConfigurationException as {@link Gcra#Gcra}
+     */
     static Gcra gcra(long rate, Duration period, long burst) {
         return new Gcra(rate, period, burst);
     }

@@ -28,11 +28,19 @@ public interface RateLimitListener {
      * endpoint and algorithm creates them here at zero, so that a metrics backend that counts only
      * the growth between two scrapes (Prometheus' {@code rate} and {@code increase}) counts the first
      * decisions too, not only those after the meter first appeared.
+     *
+     * @param tier     the tier's name
+     * @param endpoint the endpoint's name
+     * @param limit    the limit the filter enforces for them
      */
     default void onLimitBound(String tier, String endpoint, Limit limit) {
     }
 
-    /** A request was decided. */
+    /**
+     * A request was decided.
+     *
+     * @param event the decision and what it was about
+     */
     default void onDecision(DecisionEvent event) {
     }
 
@@ -41,6 +49,9 @@ public interface RateLimitListener {
      * went on to the application (shadow mode, or the failure mode let it through), false when the
      * filter answered it (a 400 for {@link Undecided#INVALID_CLIENT}, a 503 for a {@link Undecided#FAILURE}
      * when failing closed).
+     *
+     * @param reason   why there was no decision
+     * @param passedOn whether the request went on to the application
      */
     default void onUndecided(Undecided reason, boolean passedOn) {
     }
@@ -49,15 +60,27 @@ public interface RateLimitListener {
      * A store call took {@code micros} microseconds ({@code ok} false if it failed). A call the Redis
      * store sends once more on a fresh connection after a broken one (as after a Redis restart) is one
      * call, timed over both attempts, and failed only if the second attempt fails too.
+     *
+     * @param micros how long the call took, in µs
+     * @param ok     whether it succeeded
      */
     default void onStoreCall(long micros, boolean ok) {
     }
 
-    /** A store call failed (its second attempt too, if it was sent again); the decision followed the failure mode. */
+    /**
+     * A store call failed (its second attempt too, if it was sent again); the decision followed the failure mode.
+     *
+     * @param error what the call threw
+     */
     default void onStoreError(Throwable error) {
     }
 
-    /** The store's health changed, e.g. from {@code UP} to {@code CIRCUIT_OPEN}. */
+    /**
+     * The store's health changed, e.g. from {@code UP} to {@code CIRCUIT_OPEN}.
+     *
+     * @param previous the health before
+     * @param current  the health now
+     */
     default void onHealthChange(StoreHealth previous, StoreHealth current) {
     }
 }

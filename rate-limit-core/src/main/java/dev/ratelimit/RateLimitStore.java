@@ -21,6 +21,8 @@ public interface RateLimitStore extends AutoCloseable {
      * "Changing limits on a live system"). Two services sharing a Redis should not use one name and
      * key prefix for different limits.
      *
+     * @param limit the limit to enforce
+     * @return the limiter
      * @throws NullPointerException for a null limit
      */
     RateLimiter limiter(Limit limit);

@@ -12,7 +12,11 @@ package dev.ratelimit;
  */
 public interface RateLimiter {
 
-    /** The limit this limiter enforces. */
+    /**
+     * The limit this limiter enforces.
+     *
+     * @return the limit it was bound to
+     */
     Limit limit();
 
     /**
@@ -21,6 +25,9 @@ public interface RateLimiter {
      * ({@link Source#LOCAL_FALLBACK}) enforces this instance's share of every policy of the limit,
      * and its decisions name the policies of that scaled limit. Header writers use it to describe
      * every policy as it is enforced, not only the one a decision names.
+     *
+     * @param source who decided
+     * @return the limit as enforced by that source
      */
     default Limit limitFor(Source source) {
         return limit();
@@ -32,11 +39,17 @@ public interface RateLimiter {
      *
      * @param key  the client's key; any string, not null
      * @param cost the request's weight, {@code >= 1}
+     * @return the decision
      * @throws IllegalArgumentException if {@code key} is null or {@code cost < 1}
      */
     Decision tryAcquire(String key, long cost);
 
-    /** {@link #tryAcquire(String, long)} with cost 1. */
+    /**
+     * {@link #tryAcquire(String, long)} with cost 1.
+     *
+     * @param key the client's key
+     * @return the decision
+     */
     default Decision tryAcquire(String key) {
         return tryAcquire(key, 1);
     }

@@ -19,7 +19,13 @@ import java.time.Duration;
  */
 public record SlidingWindowCounter(long limit, Duration window) implements Policy {
 
-    /** Validates every field; see the class documentation. */
+    /**
+     * Validates every field; see the class documentation.
+     *
+     * @param limit  requests per window
+     * @param window the window length
+     * @throws InvalidConfigurationException when a field is out of range, naming it
+     */
     public SlidingWindowCounter {
         Exact.requirePositive("limit", limit);
         long windowMicros = Durations.positiveMicros("window", window);

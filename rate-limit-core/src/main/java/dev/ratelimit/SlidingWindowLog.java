@@ -19,7 +19,13 @@ public record SlidingWindowLog(long limit, Duration window) implements Policy {
     /** The largest limit accepted: 10,000 entries is about 80 KB per client in memory, 1.3 MB in Redis. */
     public static final long MAX_LIMIT = 10_000;
 
-    /** Validates every field; see the class documentation. */
+    /**
+     * Validates every field; see the class documentation.
+     *
+     * @param limit  requests per window
+     * @param window the window length
+     * @throws InvalidConfigurationException when a field is out of range, naming it
+     */
     public SlidingWindowLog {
         Exact.requirePositive("limit", limit);
         if (limit > MAX_LIMIT) {

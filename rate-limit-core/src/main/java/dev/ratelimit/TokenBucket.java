@@ -23,7 +23,14 @@ import java.time.Duration;
  */
 public record TokenBucket(long capacity, long refillTokens, Duration refillPeriod) implements Policy {
 
-    /** Validates every field; see the class documentation. */
+    /**
+     * Validates every field; see the class documentation.
+     *
+     * @param capacity     the most tokens the bucket holds
+     * @param refillTokens tokens added per {@code refillPeriod}
+     * @param refillPeriod the period of {@code refillTokens}
+     * @throws InvalidConfigurationException when a field is out of range, naming it
+     */
     public TokenBucket {
         Exact.requirePositive("capacity", capacity);
         Exact.requirePositive("refillTokens", refillTokens);
@@ -38,18 +45,33 @@ public record TokenBucket(long capacity, long refillTokens, Duration refillPerio
                 "lower the capacity or refill faster");
     }
 
-    /** {@code capacity} tokens refilled at {@code tokensPerSecond} per second. */
+    /**
+     * {@code capacity} tokens refilled at {@code tokensPerSecond} per second.
+     *
+     * @param capacity        the most tokens the bucket holds
+     * @param tokensPerSecond tokens added per second
+     * @return the policy
+     * @throws InvalidConfigurationException as {@link #TokenBucket}
+     */
     public static TokenBucket perSecond(long capacity, long tokensPerSecond) {
         return new TokenBucket(capacity, tokensPerSecond, Duration.ofSeconds(1));
     }
 
-    /** One token in exact units: refill period in µs divided by gcd(refillTokens, period µs). */
+    /**
+     * One token in exact units.
+     *
+     * @return the refill period in µs divided by gcd(refillTokens, period µs)
+     */
     public long unitsPerToken() {
         long periodMicros = Durations.toMicros(refillPeriod);
         return periodMicros / Exact.gcd(refillTokens, periodMicros);
     }
 
-    /** Exact units refilled per microsecond: refillTokens divided by gcd(refillTokens, period µs). */
+    /**
+     * Exact units refilled per microsecond.
+     *
+     * @return refillTokens divided by gcd(refillTokens, period µs)
+     */
     public long refillUnitsPerMicro() {
         long periodMicros = Durations.toMicros(refillPeriod);
         return refillTokens / Exact.gcd(refillTokens, periodMicros);

@@ -11,6 +11,8 @@ import dev.ratelimit.Verdict;
  * policies' states side by side in {@code s[base..base+words())} and their logs in
  * {@code logs[logBase..logBase+logs())}. All-or-nothing: the cost is taken from every policy when
  * all allow it, from none otherwise. The caller guards the state (a lock, a Lua script).
+ *
+ * <p>Internal: the in-memory store's engine, public only for this library's other packages.
  */
 public final class LimitEvaluator {
     private final Limit limit;
@@ -21,7 +23,11 @@ public final class LimitEvaluator {
     private final int logs;
     private final long smallestLimit;
 
-    /** An evaluator for {@code limit}. */
+    /**
+     * An evaluator for {@code limit}.
+     *
+     * @param limit the limit to evaluate
+     */
     public LimitEvaluator(Limit limit) {
         this.limit = limit;
         int n = limit.policies().size();
@@ -43,22 +49,39 @@ public final class LimitEvaluator {
         this.smallestLimit = limit.policies().stream().mapToLong(Policy::limit).min().orElseThrow();
     }
 
-    /** The limit evaluated. */
+    /**
+     * The limit evaluated.
+     *
+     * @return the limit
+     */
     public Limit limit() {
         return limit;
     }
 
-    /** Whether a request of {@code cost} can never pass, whatever the state: it costs more than some policy's limit. */
+    /**
+     * Whether a request of {@code cost} can never pass, whatever the state.
+     *
+     * @param cost the request's weight
+     * @return true if it costs more than some policy's limit
+     */
     public boolean neverPasses(long cost) {
         return cost > smallestLimit;
     }
 
-    /** Longs of state per key. */
+    /**
+     * Longs of state per key.
+     *
+     * @return the sum of the policies' {@link Algorithm#words()}
+     */
     public int words() {
         return words;
     }
 
-    /** Log objects per key (sliding window logs). */
+    /**
+     * Log objects per key (sliding window logs).
+     *
+     * @return the number of policies that keep a log
+     */
     public int logs() {
         return logs;
     }
@@ -66,6 +89,13 @@ public final class LimitEvaluator {
     /**
      * Decides a request of {@code cost} at {@code now}, updating the state when it is allowed.
      *
+     * @param s        the states array
+     * @param base     where this key's state starts in {@code s}
+     * @param logArray the logs array
+     * @param logBase  where this key's logs start in {@code logArray}
+     * @param now      the current time, µs since the epoch
+     * @param cost     the request's weight
+     * @return the decision, from {@link Source#STORE}
      * @throws IllegalArgumentException if {@code cost < 1}
      */
     public Decision decide(long[] s, int base, Object[] logArray, int logBase, long now, long cost) {
@@ -96,7 +126,15 @@ public final class LimitEvaluator {
         return describe(closestToRejecting(s, base, logArray, logBase, now), Verdict.ALLOWED, s, base, logArray, logBase, now, 0);
     }
 
-    /** The instant from which the whole key's state equals a fresh state (0 if it already does). */
+    /**
+     * The instant from which the whole key's state equals a fresh state.
+     *
+     * @param s        the states array
+     * @param base     where this key's state starts in {@code s}
+     * @param logArray the logs array
+     * @param logBase  where this key's logs start in {@code logArray}
+     * @return that instant, µs since the epoch; 0 if it already does
+     */
     public long forgetAtMicros(long[] s, int base, Object[] logArray, int logBase) {
         long at = 0;
         for (int i = 0; i < algorithms.length; i++) {

@@ -14,7 +14,13 @@ public record Allowlist(List<String> paths, List<String> clients) {
     /** Nothing allowlisted. */
     public static final Allowlist NONE = new Allowlist(List.of(), List.of());
 
-    /** Copies both lists; a null list or entry is an {@link InvalidConfigurationException} naming it. */
+    /**
+     * Copies both lists.
+     *
+     * @param paths   path patterns
+     * @param clients client ids or CIDR blocks
+     * @throws InvalidConfigurationException for a null list or entry, naming it
+     */
     public Allowlist {
         paths = copy("allowlist.paths", paths);
         clients = copy("allowlist.clients", clients);

@@ -23,6 +23,9 @@ public final class DurationFormat {
     /**
      * Parses {@code text}; errors name {@code path}.
      *
+     * @param text the duration, surrounding white space ignored
+     * @param path where the text sits in the configuration, for the error message
+     * @return the duration
      * @throws InvalidConfigurationException when the text is neither form
      */
     public static Duration parse(String text, String path) {
@@ -58,6 +61,9 @@ public final class DurationFormat {
      * {@code PT0.0000015S}) when no short form is exact: a negative duration, one that is not whole
      * microseconds, or one whose number would be longer than {@link #parse} reads. Either way
      * {@link #parse} reads it back.
+     *
+     * @param d the duration
+     * @return the text
      */
     public static String format(Duration d) {
         if (d.isZero()) {

@@ -22,7 +22,16 @@ public record EndpointRule(String method, String path, String name, long cost, b
     /** {@code *}, or an HTTP method: an RFC 9110 token ({@code VERSION-CONTROL}, {@code UPDATEREDIRECTREF}) without {@code *}. */
     private static final Pattern METHOD = Pattern.compile("\\*|[A-Za-z0-9!#$%&'+.^_`|~-]{1,32}");
 
-    /** Validates and normalizes (method to upper case). */
+    /**
+     * Validates and normalizes (method to upper case, null to {@code *}).
+     *
+     * @param method  an HTTP method, {@code *} or null
+     * @param path    the path pattern
+     * @param name    the endpoint's name
+     * @param cost    what one request costs
+     * @param shadow  whether rejections are only reported
+     * @throws InvalidConfigurationException when a field is invalid, naming it
+     */
     public EndpointRule {
         if (method != null && !METHOD.matcher(method).matches()) {
             throw new InvalidConfigurationException("method", "must be an HTTP method or *, was \"" + method + "\"");
@@ -44,12 +53,26 @@ public record EndpointRule(String method, String path, String name, long cost, b
         }
     }
 
-    /** A rule of cost 1, enforced. */
+    /**
+     * A rule of cost 1, enforced.
+     *
+     * @param method an HTTP method, {@code *} or null
+     * @param path   the path pattern
+     * @param name   the endpoint's name
+     * @return the rule
+     * @throws InvalidConfigurationException as {@link #EndpointRule}
+     */
     public static EndpointRule of(String method, String path, String name) {
         return new EndpointRule(method, path, name, 1, false);
     }
 
-    /** Whether a request with {@code requestMethod} and {@code requestPath} matches this rule. */
+    /**
+     * Whether a request with {@code requestMethod} and {@code requestPath} matches this rule.
+     *
+     * @param requestMethod the request's method, compared as is (case-sensitive) unless the rule's is {@code *}
+     * @param requestPath   the request's path
+     * @return true if both match
+     */
     public boolean matches(String requestMethod, String requestPath) {
         if (!"*".equals(method) && !method.equals(requestMethod)) {
             return false;

@@ -48,7 +48,19 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
     /** Where the bundled default configuration lives on the classpath. */
     public static final String DEFAULTS_RESOURCE = "dev/ratelimit/config/default-rate-limits.json";
 
-    /** Validates cross-field rules and copies every collection. */
+    /**
+     * Validates cross-field rules and copies every collection; a null {@code unmatched} is read as
+     * empty, a null {@code allowlist} as {@link Allowlist#NONE}.
+     *
+     * @param defaultTier  the tier of clients without a recognized key
+     * @param tiers        tier name to endpoint name to limit
+     * @param tierPrefixes API-key prefix to tier
+     * @param endpoints    request matching rules
+     * @param unmatched    the limit for requests matching no rule, or empty
+     * @param allowlist    requests that are never limited
+     * @param shadow       whether no rejection is enforced
+     * @throws InvalidConfigurationException naming the first invalid field
+     */
     public RateLimitConfig {
         if (tiers == null || tiers.isEmpty()) {
             throw new InvalidConfigurationException("tiers", "must define at least one tier");
@@ -157,6 +169,10 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
      * The limit for {@code endpoint} in {@code tier}, if that tier and endpoint exist. A lookup, like
      * {@code Map.get}: a null tier or endpoint has no limit (empty), an exception to the package's
      * rule that null arguments throw {@code NullPointerException}.
+     *
+     * @param tier     the tier's name
+     * @param endpoint the endpoint's name
+     * @return the limit, or empty
      */
     public Optional<Limit> limit(String tier, String endpoint) {
         if (tier == null || endpoint == null) {
@@ -166,7 +182,12 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
         return limits == null ? Optional.empty() : Optional.ofNullable(limits.get(endpoint));
     }
 
-    /** The bundled configuration: the seed's free/pro/enterprise table for scan, reports and login (read from JSON: without jackson-databind, an {@link IllegalStateException}). */
+    /**
+     * The bundled configuration: the seed's free/pro/enterprise table for scan, reports and login.
+     *
+     * @return the configuration read from {@link #DEFAULTS_RESOURCE}
+     * @throws IllegalStateException without jackson-databind on the class path (the defaults are read from JSON)
+     */
     public static RateLimitConfig defaults() {
         try {
             return ConfigJson.readResource(DEFAULTS_RESOURCE, false);
@@ -178,6 +199,8 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
     /**
      * Loads JSON from a file.
      *
+     * @param file the JSON file
+     * @return the configuration
      * @throws InvalidConfigurationException naming the JSON path and the bad value (not the file: the
      *                                       caller knows it), or the file and what is wrong with it as JSON (with
      *                                       the line and column where it is malformed)
@@ -196,6 +219,9 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
      * Loads JSON from a stream (not closed); {@code source} names it in the errors of malformed JSON
      * (a bad value is named by its JSON path, as from a file).
      *
+     * @param json   the JSON
+     * @param source what to call the stream in errors, e.g. a file name
+     * @return the configuration
      * @throws IOException                   when reading the stream fails
      * @throws InvalidConfigurationException naming the JSON path and the bad value, or {@code source}
      *                                       and what is wrong with it as JSON (with the line and column where it is malformed)
@@ -215,6 +241,8 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
      * reads it), then with this library's class loader. A leading {@code /} (as {@code Class.getResource}
      * takes it) is dropped: class loaders name resources without one.
      *
+     * @param resource the resource's name, e.g. {@code rate-limits.json}
+     * @return the configuration
      * @throws InvalidConfigurationException naming {@code config} when the resource is not found, else the
      *                                       JSON path and the bad value
      * @throws java.io.UncheckedIOException  when the resource cannot be read
@@ -235,7 +263,11 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
                 + "); add it, or build the configuration in code with RateLimitConfig.builder()", e);
     }
 
-    /** A builder for configuration in code. */
+    /**
+     * A builder for configuration in code.
+     *
+     * @return a new builder, with default tier {@code free} and nothing else
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -253,7 +285,13 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
         private Builder() {
         }
 
-        /** The tier of clients without a recognized key (default {@code free}). */
+        /**
+         * The tier of clients without a recognized key (default {@code free}).
+         *
+         * @param tier the tier's name
+         * @return this builder
+         * @throws InvalidConfigurationException if {@code tier} is null
+         */
         public Builder defaultTier(String tier) {
             this.defaultTier = required("defaultTier", "a tier name", tier);
             return this;
@@ -263,13 +301,26 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
          * Declares {@code tier} without adding a limit to it: a tier with no endpoint limits, whose
          * clients get only the {@link #unmatched} limit (one limit per client for every request).
          * Tiers that {@link #limit} names are declared by it.
+         *
+         * @param tier the tier's name
+         * @return this builder
+         * @throws InvalidConfigurationException if {@code tier} is null
          */
         public Builder tier(String tier) {
             tiers.computeIfAbsent(required("tiers", "a tier name", tier), t -> new LinkedHashMap<>());
             return this;
         }
 
-        /** Adds a policy to {@code endpoint} in {@code tier}; several make a composite limit. */
+        /**
+         * Adds policies to {@code endpoint} in {@code tier}; several, in one call or several, make a
+         * composite limit, validated by {@link #build()}.
+         *
+         * @param tier     the tier's name
+         * @param endpoint the endpoint's name
+         * @param policies the policies to add
+         * @return this builder
+         * @throws InvalidConfigurationException if {@code tier} or {@code endpoint} is null
+         */
         public Builder limit(String tier, String endpoint, Policy... policies) {
             tiers.computeIfAbsent(required("tiers", "a tier name", tier), t -> new LinkedHashMap<>())
                     .computeIfAbsent(required("tiers." + tier, "an endpoint name", endpoint), e -> new ArrayList<>())
@@ -277,7 +328,14 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
             return this;
         }
 
-        /** Keys starting with {@code prefix} belong to {@code tier}. */
+        /**
+         * Keys starting with {@code prefix} belong to {@code tier}.
+         *
+         * @param prefix the API-key prefix
+         * @param tier   the tier's name
+         * @return this builder
+         * @throws InvalidConfigurationException if either is null, or the prefix already belongs to another tier
+         */
         public Builder tierPrefix(String prefix, String tier) {
             String earlier = tierPrefixes.putIfAbsent(required("tierPrefixes", "a prefix", prefix),
                     required("tierPrefixes." + prefix, "a tier name", tier));
@@ -289,13 +347,26 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
             return this;
         }
 
-        /** Adds a request matching rule (tried in the order added). */
+        /**
+         * Adds a request matching rule (tried in the order added).
+         *
+         * @param rule the rule
+         * @return this builder
+         * @throws InvalidConfigurationException if {@code rule} is null
+         */
         public Builder endpoint(EndpointRule rule) {
             endpoints.add(required("endpoints[" + endpoints.size() + "]", "a rule", rule));
             return this;
         }
 
-        /** The limit for requests that match no rule (default: unlimited). */
+        /**
+         * The limit for requests that match no rule (default: unlimited), named {@value #UNMATCHED_NAME};
+         * a later call replaces it.
+         *
+         * @param policies its policies
+         * @return this builder
+         * @throws InvalidConfigurationException as {@link Limit#of}, located under {@code unmatched}
+         */
         public Builder unmatched(Policy... policies) {
             try {
                 this.unmatched = Limit.of(UNMATCHED_NAME, policies);
@@ -305,13 +376,24 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
             return this;
         }
 
-        /** Requests never limited (default {@link Allowlist#NONE}). */
+        /**
+         * Requests never limited (default {@link Allowlist#NONE}).
+         *
+         * @param allowlist the allowlist
+         * @return this builder
+         * @throws InvalidConfigurationException if {@code allowlist} is null
+         */
         public Builder allowlist(Allowlist allowlist) {
             this.allowlist = required("allowlist", "an allowlist (Allowlist.NONE for none)", allowlist);
             return this;
         }
 
-        /** Report rejections without enforcing any. */
+        /**
+         * Report rejections without enforcing any.
+         *
+         * @param shadow true for shadow mode (default false)
+         * @return this builder
+         */
         public Builder shadow(boolean shadow) {
             this.shadow = shadow;
             return this;
@@ -325,7 +407,13 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
             return value;
         }
 
-        /** The validated configuration. */
+        /**
+         * The validated configuration.
+         *
+         * @return the configuration
+         * @throws InvalidConfigurationException as the {@link RateLimitConfig} constructor, or for an invalid
+         *                                       limit, located under {@code tiers.<tier>.<endpoint>}
+         */
         public RateLimitConfig build() {
             Map<String, Map<String, Limit>> limits = new LinkedHashMap<>();
             tiers.forEach((tier, endpointsOfTier) -> {

@@ -142,12 +142,23 @@ public final class MicrometerListener implements RateLimitListener {
         }
     }
 
-    /** A listener recording into {@code registry}. */
+    /**
+     * A listener recording into {@code registry}.
+     *
+     * @param registry where to register the meters
+     * @return a new listener, its store, undecided and health meters already registered
+     */
     public static MicrometerListener of(MeterRegistry registry) {
         return new MicrometerListener(registry, null);
     }
 
-    /** A listener that also publishes {@code trackedKeys} as the {@code ratelimit_tracked_keys} gauge. */
+    /**
+     * A listener that also publishes {@code trackedKeys} as the {@code ratelimit_tracked_keys} gauge.
+     *
+     * @param registry    where to register the meters
+     * @param trackedKeys read at each scrape, e.g. {@code memoryStore::trackedKeys}; held strongly
+     * @return a new listener, its store, undecided, health and tracked-keys meters already registered
+     */
     public static MicrometerListener of(MeterRegistry registry, LongSupplier trackedKeys) {
         return new MicrometerListener(registry, trackedKeys);
     }

@@ -53,7 +53,11 @@ public final class MemoryStore implements RateLimitStore {
         this.keyHash = new KeyHash(new SecureRandom());
     }
 
-    /** A builder with the system clock and the default cap. */
+    /**
+     * A builder with the system clock and the default cap.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -64,7 +68,11 @@ public final class MemoryStore implements RateLimitStore {
                 id -> new MemoryRateLimiter(limit, clock, maxKeysPerLimit, keyHash));
     }
 
-    /** Keys currently tracked over all limits (fresh entries not yet swept included). */
+    /**
+     * Keys currently tracked over all limits (fresh entries not yet swept included).
+     *
+     * @return the number of keys
+     */
     public long trackedKeys() {
         long total = 0;
         for (MemoryRateLimiter limiter : limiters.values()) {
@@ -79,6 +87,8 @@ public final class MemoryStore implements RateLimitStore {
      * says {@link Builder#maxKeysPerLimit} is too small for the clients you have (or that a flood of
      * invented keys is pushing out others). Entries dropped because their state was fresh again are not
      * counted: forgetting them changes nothing.
+     *
+     * @return the number of such evictions
      */
     public long evictions() {
         long total = 0;
@@ -108,7 +118,13 @@ public final class MemoryStore implements RateLimitStore {
         private Builder() {
         }
 
-        /** The time source (default {@link Clock#system()}). */
+        /**
+         * The time source (default {@link Clock#system()}).
+         *
+         * @param clock the clock
+         * @return this builder
+         * @throws InvalidConfigurationException if {@code clock} is null
+         */
         public Builder clock(Clock clock) {
             if (clock == null) {
                 throw new InvalidConfigurationException("clock", "must not be null");
@@ -117,7 +133,13 @@ public final class MemoryStore implements RateLimitStore {
             return this;
         }
 
-        /** The most keys tracked per limit, {@code >= 1} (default {@value #DEFAULT_MAX_KEYS_PER_LIMIT}). */
+        /**
+         * The most keys tracked per limit (default {@value #DEFAULT_MAX_KEYS_PER_LIMIT}).
+         *
+         * @param maxKeysPerLimit the cap, {@code >= 1}
+         * @return this builder
+         * @throws InvalidConfigurationException if {@code maxKeysPerLimit < 1}
+         */
         public Builder maxKeysPerLimit(int maxKeysPerLimit) {
             if (maxKeysPerLimit < 1) {
                 throw new InvalidConfigurationException("maxKeysPerLimit", "must be >= 1, was " + maxKeysPerLimit);
@@ -126,7 +148,11 @@ public final class MemoryStore implements RateLimitStore {
             return this;
         }
 
-        /** The store. */
+        /**
+         * The store.
+         *
+         * @return a new store with these options
+         */
         public MemoryStore build() {
             return new MemoryStore(this);
         }

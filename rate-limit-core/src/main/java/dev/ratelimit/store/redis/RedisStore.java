@@ -78,7 +78,11 @@ public final class RedisStore implements RateLimitStore {
                 new CallBatcher(b.pipelining), new FunctionLibrary(description, clock), outages);
     }
 
-    /** A builder; {@link Builder#url} (or {@link Builder#client}) is required. */
+    /**
+     * A builder; {@link Builder#url} (or {@link Builder#client}) is required.
+     *
+     * @return a new builder with the defaults
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -86,6 +90,8 @@ public final class RedisStore implements RateLimitStore {
     /**
      * The store's health: whether Redis answers, fails, or is skipped by the open circuit breaker, as
      * of the last decision that called Redis (or was refused by the breaker); reading it calls nothing.
+     *
+     * @return the health
      */
     public StoreHealth health() {
         return settings.breakers().health();
@@ -209,6 +215,10 @@ public final class RedisStore implements RateLimitStore {
          * Where Redis is: {@code redis://[user:password@]host:port[/db]}, {@code rediss://} for TLS,
          * {@code redis-cluster://[user:password@]host1:port1,host2:port2} (or {@code rediss-cluster://}),
          * {@code redis-sentinel://[user:password@]host1:port1,host2:port2/masterName[/db]}.
+         *
+         * @param url the Redis URL
+         * @return this builder
+         * @throws InvalidConfigurationException when the URL is null, blank or malformed (never showing its password)
          */
         public Builder url(String url) {
             this.parsedUrl = RedisUrl.parse(url);
@@ -219,6 +229,10 @@ public final class RedisStore implements RateLimitStore {
         /**
          * A Jedis client you created and close yourself, instead of {@link #url}: for tests or a custom
          * set-up. The timeout, pool and TLS options then do not apply: {@link #build()} refuses them.
+         *
+         * @param client the client; the store does not close it
+         * @return this builder
+         * @throws InvalidConfigurationException if {@code client} is null
          */
         public Builder client(UnifiedJedis client) {
             if (client == null) {
@@ -231,6 +245,10 @@ public final class RedisStore implements RateLimitStore {
         /**
          * Prepended to every key (default {@code rl:}): 1 to 64 printable characters, no spaces or braces
          * (not empty: in a database others share, nothing would tell our keys from theirs).
+         *
+         * @param prefix the key prefix
+         * @return this builder
+         * @throws InvalidConfigurationException when the prefix is null or breaks those rules
          */
         public Builder keyPrefix(String prefix) {
             if (prefix == null || prefix.length() > 64 || !prefix.matches("[\\x21-\\x7A\\x7C\\x7E]+")) {
@@ -248,6 +266,10 @@ public final class RedisStore implements RateLimitStore {
          * a secret, every IPv4 address or a guessed API key can be hashed and looked for. Every instance
          * sharing the limits needs the same secret; setting or changing it starts every client from
          * fresh state (the old keys expire by themselves). At least 16 characters; errors never echo it.
+         *
+         * @param secret the secret, 16 characters or more
+         * @return this builder
+         * @throws InvalidConfigurationException when it is null or shorter
          */
         public Builder clientKeySecret(String secret) {
             if (secret == null || secret.length() < 16) {
@@ -258,7 +280,13 @@ public final class RedisStore implements RateLimitStore {
             return this;
         }
 
-        /** What to decide while Redis is unavailable (default {@link FailureMode#LOCAL_FALLBACK}). */
+        /**
+         * What to decide while Redis is unavailable (default {@link FailureMode#LOCAL_FALLBACK}).
+         *
+         * @param mode the failure mode
+         * @return this builder
+         * @throws InvalidConfigurationException if {@code mode} is null
+         */
         public Builder failureMode(FailureMode mode) {
             if (mode == null) {
                 throw new InvalidConfigurationException("failureMode", "must not be null");
@@ -271,6 +299,10 @@ public final class RedisStore implements RateLimitStore {
          * This instance's share of each limit under {@link FailureMode#LOCAL_FALLBACK}, in (0, 1]
          * (default 1.0): with N instances, 1/N keeps the total near the limit while Redis is down.
          * Setting it under another failure mode, where it would do nothing, fails {@link #build()}.
+         *
+         * @param share the share, in (0, 1]
+         * @return this builder
+         * @throws InvalidConfigurationException when it is out of range
          */
         public Builder fallbackShare(double share) {
             if (!(share > 0 && share <= 1)) {
@@ -281,21 +313,38 @@ public final class RedisStore implements RateLimitStore {
             return this;
         }
 
-        /** How long to wait for a connection to Redis (default 100 ms; 1 ms to 60 s, whole milliseconds). */
+        /**
+         * How long to wait for a connection to Redis (default 100 ms).
+         *
+         * @param d the timeout: 1 ms to 60 s, whole milliseconds
+         * @return this builder
+         * @throws InvalidConfigurationException when it is null or out of range
+         */
         public Builder connectTimeout(Duration d) {
             this.connectTimeout = timeout("connectTimeout", d);
             this.connectionOption = "connectTimeout";
             return this;
         }
 
-        /** How long to wait for a reply, and for a free pooled connection (default 100 ms; 1 ms to 60 s, whole milliseconds). */
+        /**
+         * How long to wait for a reply, and for a free pooled connection (default 100 ms).
+         *
+         * @param d the timeout: 1 ms to 60 s, whole milliseconds
+         * @return this builder
+         * @throws InvalidConfigurationException when it is null or out of range
+         */
         public Builder readTimeout(Duration d) {
             this.readTimeout = timeout("readTimeout", d);
             this.connectionOption = "readTimeout";
             return this;
         }
 
-        /** Whether to answer repeat requests of a denied client locally until they could pass (default true). */
+        /**
+         * Whether to answer repeat requests of a denied client locally until they could pass (default true).
+         *
+         * @param enabled whether to keep the denial cache
+         * @return this builder
+         */
         public Builder denialCache(boolean enabled) {
             this.denialCache = enabled;
             return this;
@@ -307,6 +356,9 @@ public final class RedisStore implements RateLimitStore {
          * one atomic script call; a lone caller sends at once and waits for nothing else. Under
          * concurrency it cuts Redis' per-call work (system calls, reads, writes) and raises
          * throughput; see the README's Redis section. Redis Cluster clients always send one by one.
+         *
+         * @param enabled whether to pipeline concurrent calls
+         * @return this builder
          */
         public Builder pipelining(boolean enabled) {
             this.pipelining = enabled;
@@ -316,6 +368,11 @@ public final class RedisStore implements RateLimitStore {
         /**
          * Opens the circuit after {@code consecutiveFailures} failed calls in a row (default 5) and keeps
          * it open for {@code openFor} (default 1 s; 1 ms to 1 h, whole milliseconds) before one probe call.
+         *
+         * @param consecutiveFailures failures in a row that open it, {@code >= 1}
+         * @param openFor             how long it stays open
+         * @return this builder
+         * @throws InvalidConfigurationException when either is out of range
          */
         public Builder circuitBreaker(int consecutiveFailures, Duration openFor) {
             if (consecutiveFailures < 1) {
@@ -335,7 +392,13 @@ public final class RedisStore implements RateLimitStore {
             return this;
         }
 
-        /** Hears store calls, errors and health changes (default {@link RateLimitListener#NONE}). */
+        /**
+         * Hears store calls, errors and health changes (default {@link RateLimitListener#NONE}).
+         *
+         * @param listener the listener
+         * @return this builder
+         * @throws InvalidConfigurationException if {@code listener} is null
+         */
         public Builder listener(RateLimitListener listener) {
             if (listener == null) {
                 throw new InvalidConfigurationException("listener", "must not be null (use RateLimitListener.NONE)");
@@ -344,7 +407,13 @@ public final class RedisStore implements RateLimitStore {
             return this;
         }
 
-        /** Local time for the denial cache, the circuit breaker and the fallback store (default {@link Clock#system()}). */
+        /**
+         * Local time for the denial cache, the circuit breaker and the fallback store (default {@link Clock#system()}).
+         *
+         * @param clock the clock
+         * @return this builder
+         * @throws InvalidConfigurationException if {@code clock} is null
+         */
         public Builder clock(Clock clock) {
             if (clock == null) {
                 throw new InvalidConfigurationException("clock", "must not be null");
@@ -357,13 +426,22 @@ public final class RedisStore implements RateLimitStore {
          * For tests only: decisions are timed by {@link #clock} instead of Redis {@code TIME}, so a
          * manual clock drives them (as in the store contract test). Never in production: instances
          * with skewed clocks would disagree.
+         *
+         * @param enabled whether decisions read {@link #clock}
+         * @return this builder
          */
         public Builder timeFromClock(boolean enabled) {
             this.timeFromClock = enabled;
             return this;
         }
 
-        /** Pooled connections per Redis node (default 16; 1 to 1024). */
+        /**
+         * Pooled connections per Redis node (default 16).
+         *
+         * @param size the pool size, 1 to 1024
+         * @return this builder
+         * @throws InvalidConfigurationException when it is out of range
+         */
         public Builder poolSize(int size) {
             if (size < 1 || size > 1024) {
                 throw new InvalidConfigurationException("poolSize", "must be in 1..1024, was " + size);
@@ -378,6 +456,10 @@ public final class RedisStore implements RateLimitStore {
          * (default {@code SslOptions.defaults()}: the JVM's trust store, full verification). With a
          * URL that is not TLS ({@code redis://}, {@code redis-cluster://}, {@code redis-sentinel://}),
          * where they would do nothing, {@link #build()} fails.
+         *
+         * @param options the TLS settings
+         * @return this builder
+         * @throws InvalidConfigurationException if {@code options} is null
          */
         public Builder sslOptions(SslOptions options) {
             if (options == null) {
@@ -388,7 +470,17 @@ public final class RedisStore implements RateLimitStore {
             return this;
         }
 
-        /** The store; connections open on first use, so it builds while Redis is down (not on a Jedis older than 8). */
+        /**
+         * The store; connections open on first use, so it builds while Redis is down.
+         *
+         * @return the store
+         * @throws InvalidConfigurationException when neither or both of url and client are set, or an option
+         *                                       set does not apply (a connection option with a client, the
+         *                                       fallback share under another failure mode, TLS settings with
+         *                                       a URL that is not TLS)
+         * @throws IllegalStateException         when Jedis (8 or later) or commons-pool2 is missing from the
+         *                                       class path, or Jedis is older than 8
+         */
         public RedisStore build() {
             JedisVersion.check();
             if (client != null && parsedUrl != null) {

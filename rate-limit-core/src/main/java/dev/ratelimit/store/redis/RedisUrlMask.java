@@ -24,7 +24,12 @@ public final class RedisUrlMask {
     private RedisUrlMask() {
     }
 
-    /** {@code url} with its possible credentials replaced by {@code ***}; {@code "null"} for null. */
+    /**
+     * {@code url} with its possible credentials replaced by {@code ***}.
+     *
+     * @param url a Redis URL, or any text
+     * @return the text to show; {@code "null"} for null
+     */
     public static String mask(String url) {
         if (url == null) {
             return "null";

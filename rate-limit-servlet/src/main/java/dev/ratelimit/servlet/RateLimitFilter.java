@@ -75,7 +75,11 @@ public final class RateLimitFilter implements Filter {
         this.builtInCode = true;
     }
 
-    /** A builder for a filter configured in code. */
+    /**
+     * A builder for a filter configured in code.
+     *
+     * @return a new builder, every option at its default
+     */
     public static RateLimitFilterBuilder builder() {
         return new RateLimitFilterBuilder();
     }

@@ -73,7 +73,9 @@ public final class RateLimitFilterBuilder {
     /**
      * Tiers, endpoints, allowlist and shadow mode (default {@link RateLimitConfig#defaults()}).
      *
-     * @throws dev.ratelimit.InvalidConfigurationException if the filter cannot use {@code config}: a
+     * @param config the configuration
+     * @return this builder
+     * @throws dev.ratelimit.InvalidConfigurationException if {@code config} is null or the filter cannot use it: a
      *         rule path that is not normalized, a limit no rule names, an allowlist entry it cannot read
      */
     public RateLimitFilterBuilder config(RateLimitConfig config) {
@@ -85,13 +87,23 @@ public final class RateLimitFilterBuilder {
     /**
      * Where limit state lives (default: a {@link MemoryStore} on {@link #clock}, closed by the
      * filter's {@code destroy()}). A store given here is the caller's to close.
+     *
+     * @param store the store
+     * @return this builder
+     * @throws InvalidConfigurationException if {@code store} is null
      */
     public RateLimitFilterBuilder store(RateLimitStore store) {
         this.store = required("store", store);
         return this;
     }
 
-    /** The time for {@code X-RateLimit-Reset} and for the default store (default {@link Clock#system()}). */
+    /**
+     * The time for {@code X-RateLimit-Reset} and for the default store (default {@link Clock#system()}).
+     *
+     * @param clock the clock
+     * @return this builder
+     * @throws InvalidConfigurationException if {@code clock} is null
+     */
     public RateLimitFilterBuilder clock(Clock clock) {
         this.clock = required("clock", clock);
         return this;
@@ -101,37 +113,71 @@ public final class RateLimitFilterBuilder {
      * Who a request comes from (default {@link ClientIdResolver#apiKeyOrIp} with this builder's API key
      * header, key length cap, trusted proxies, forwarded header and API key verifier, which then must
      * not be set).
+     *
+     * @param resolver the resolver
+     * @return this builder
+     * @throws InvalidConfigurationException if {@code resolver} is null
      */
     public RateLimitFilterBuilder clientIdResolver(ClientIdResolver resolver) {
         this.clientIdResolver = required("clientIdResolver", resolver);
         return this;
     }
 
-    /** Which tier a client is in (default {@link TierResolver#byKeyPrefix} with the configuration's prefixes). */
+    /**
+     * Which tier a client is in (default {@link TierResolver#byKeyPrefix} with the configuration's prefixes).
+     *
+     * @param resolver the resolver
+     * @return this builder
+     * @throws InvalidConfigurationException if {@code resolver} is null
+     */
     public RateLimitFilterBuilder tierResolver(TierResolver resolver) {
         this.tierResolver = required("tierResolver", resolver);
         return this;
     }
 
-    /** Hears every decision (default {@link RateLimitListener#NONE}, which costs nothing). */
+    /**
+     * Hears every decision (default {@link RateLimitListener#NONE}, which costs nothing).
+     *
+     * @param listener the listener
+     * @return this builder
+     * @throws InvalidConfigurationException if {@code listener} is null
+     */
     public RateLimitFilterBuilder listener(RateLimitListener listener) {
         this.listener = required("listener", listener);
         return this;
     }
 
-    /** Which rate-limit header fields to send (default {@link HeaderStyle#BOTH}). */
+    /**
+     * Which rate-limit header fields to send (default {@link HeaderStyle#BOTH}).
+     *
+     * @param style the header style
+     * @return this builder
+     * @throws InvalidConfigurationException if {@code style} is null
+     */
     public RateLimitFilterBuilder headerStyle(HeaderStyle style) {
         this.headerStyle = required("headerStyle", style);
         return this;
     }
 
-    /** The proxies whose forwarding header is believed, as CIDR blocks (default none). */
+    /**
+     * The proxies whose forwarding header is believed, as CIDR blocks (default none).
+     *
+     * @param cidrs the blocks, e.g. {@code 10.0.0.0/8}
+     * @return this builder
+     * @throws InvalidConfigurationException as {@link TrustedProxies#of}
+     */
     public RateLimitFilterBuilder trustedProxies(String... cidrs) {
         // Arrays.asList, not List.of: a null entry must reach TrustedProxies.of, which names its index.
         return trustedProxies(Arrays.asList(required("trustedProxies", cidrs)));
     }
 
-    /** The proxies whose forwarding header is believed, as CIDR blocks (default none). */
+    /**
+     * The proxies whose forwarding header is believed, as CIDR blocks (default none).
+     *
+     * @param cidrs the blocks, e.g. {@code 10.0.0.0/8}
+     * @return this builder
+     * @throws InvalidConfigurationException as {@link TrustedProxies#of}
+     */
     public RateLimitFilterBuilder trustedProxies(List<String> cidrs) {
         this.trustedProxies = TrustedProxies.of(required("trustedProxies", cidrs));
         this.identityOptionSet = true;
@@ -142,6 +188,10 @@ public final class RateLimitFilterBuilder {
      * The forwarding header the trusted proxies write (default {@link ForwardedHeader#X_FORWARDED_FOR}).
      * It is read only from {@link #trustedProxies(List) trusted proxies}: setting it without them fails
      * {@link #build()}.
+     *
+     * @param header the forwarding header
+     * @return this builder
+     * @throws InvalidConfigurationException if {@code header} is null
      */
     public RateLimitFilterBuilder forwardedHeader(ForwardedHeader header) {
         this.forwardedHeader = required("forwardedHeader", header);
@@ -152,7 +202,11 @@ public final class RateLimitFilterBuilder {
 
     /**
      * The header carrying the API key (default {@value #DEFAULT_API_KEY_HEADER}); with {@code Authorization},
-     * the token of {@code Bearer <token>}.
+     * the token of {@code Bearer <token>}. Its form is checked by {@link #build()}.
+     *
+     * @param header the header's name
+     * @return this builder
+     * @throws InvalidConfigurationException if {@code header} is null
      */
     public RateLimitFilterBuilder apiKeyHeader(String header) {
         this.apiKeyHeader = required("apiKeyHeader", header);
@@ -164,6 +218,10 @@ public final class RateLimitFilterBuilder {
      * Which API keys are real (default {@link ApiKeyVerifier#ANY_KEY}: every well-formed key). A request
      * whose key it does not know is counted as its address, as if it had sent no key, so invented keys
      * get no quota of their own and cannot escape the address's limits.
+     *
+     * @param verifier the verifier
+     * @return this builder
+     * @throws InvalidConfigurationException if {@code verifier} is null
      */
     public RateLimitFilterBuilder apiKeyVerifier(ApiKeyVerifier verifier) {
         this.apiKeyVerifier = required("apiKeyVerifier", verifier);
@@ -171,7 +229,12 @@ public final class RateLimitFilterBuilder {
         return this;
     }
 
-    /** The longest API key accepted; longer ones get a 400 (default {@value #DEFAULT_MAX_API_KEY_LENGTH}). */
+    /**
+     * The longest API key accepted; longer ones get a 400 (default {@value #DEFAULT_MAX_API_KEY_LENGTH}).
+     *
+     * @param length the cap in characters, 1 to 8192 (checked by {@link #build()})
+     * @return this builder
+     */
     public RateLimitFilterBuilder maxApiKeyLength(int length) {
         this.maxApiKeyLength = length;
         this.identityOptionSet = true;
@@ -184,6 +247,10 @@ public final class RateLimitFilterBuilder {
      * has one address of a /64 can send from all of them. 128 counts each address on its own. Applies
      * to the ids of any {@link ClientIdResolver}; allowlist entries and the {@link TierResolver} still
      * see the address. IPv4 clients are always counted per address.
+     *
+     * @param length the prefix length, 32 to 128
+     * @return this builder
+     * @throws InvalidConfigurationException when it is out of range
      */
     public RateLimitFilterBuilder ipv6PrefixLength(int length) {
         this.ipv6Networks = new Ipv6Networks(length);
@@ -194,6 +261,11 @@ public final class RateLimitFilterBuilder {
      * The dispatches that are counted (default {@code REQUEST} only). Whatever the set, a request is
      * counted at most once, however often it is forwarded, included, re-dispatched or sent to an
      * error page.
+     *
+     * @param first one dispatcher type
+     * @param rest  any others
+     * @return this builder
+     * @throws InvalidConfigurationException if any of them is null
      */
     public RateLimitFilterBuilder dispatcherTypes(DispatcherType first, DispatcherType... rest) {
         EnumSet<DispatcherType> types = EnumSet.of(required("dispatcherTypes", first));
@@ -207,6 +279,9 @@ public final class RateLimitFilterBuilder {
     /**
      * Shadow mode everywhere: decide, send headers, notify the listener, never refuse (default false;
      * also on when the configuration says so).
+     *
+     * @param shadow true for shadow mode
+     * @return this builder
      */
     public RateLimitFilterBuilder shadow(boolean shadow) {
         this.shadow = shadow;
@@ -218,6 +293,10 @@ public final class RateLimitFilterBuilder {
      * decision): {@link FailureMode#FAIL_CLOSED} answers 503 with {@code Retry-After: 1}; the others
      * pass the request on without limit headers (default {@link FailureMode#FAIL_OPEN}). A store's
      * own failure mode (Redis down) is the store's setting.
+     *
+     * @param mode the failure mode
+     * @return this builder
+     * @throws InvalidConfigurationException if {@code mode} is null
      */
     public RateLimitFilterBuilder failureMode(FailureMode mode) {
         this.failureMode = required("failureMode", mode);
@@ -231,7 +310,17 @@ public final class RateLimitFilterBuilder {
         return this;
     }
 
-    /** The filter, with every limit bound to the store. */
+    /**
+     * The filter, with every limit bound to the store.
+     *
+     * @return the filter, ready for the container
+     * @throws InvalidConfigurationException when options conflict (a resolver of your own with the default
+     *                                       resolver's options; a forwarded header without trusted proxies),
+     *                                       the API key header or length is invalid, or an allowlisted API
+     *                                       key is longer than the default resolver accepts
+     * @throws IllegalStateException         without a configuration set and without jackson-databind on the
+     *                                       class path (as {@link RateLimitConfig#defaults()})
+     */
     public RateLimitFilter build() {
         return new RateLimitFilter(settings());
     }

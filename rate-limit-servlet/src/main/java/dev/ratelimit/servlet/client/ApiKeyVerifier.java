@@ -22,6 +22,11 @@ public interface ApiKeyVerifier {
     /** Every well-formed key is a client (the default: the filter cannot tell real keys from invented ones). */
     ApiKeyVerifier ANY_KEY = key -> true;
 
-    /** Whether {@code apiKey} (as sent, trimmed by the container, never null or empty) is a real key. */
+    /**
+     * Whether {@code apiKey} is a real key.
+     *
+     * @param apiKey the key as sent (trimmed by the container), never null or empty
+     * @return true if it is one of yours
+     */
     boolean isKnown(String apiKey);
 }

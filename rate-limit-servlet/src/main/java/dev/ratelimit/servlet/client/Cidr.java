@@ -27,6 +27,8 @@ public final class Cidr {
     /**
      * Parses {@code text}.
      *
+     * @param text an IP address or a CIDR block, surrounding white space ignored
+     * @return the block
      * @throws InvalidConfigurationException naming the text when it is not an address or a CIDR block
      */
     public static Cidr parse(String text) {
@@ -64,6 +66,9 @@ public final class Cidr {
      * The block of {@code prefix} bits that holds {@code address} (4 or 16 bytes, as from
      * {@link IpAddresses#parse}): {@code containing(parse("2001:db8:1:2:a:b:c:d"), 64)} is {@code 2001:db8:1:2::/64}.
      *
+     * @param address the address, 4 or 16 bytes
+     * @param prefix  the prefix length, 0 to 32 or 0 to 128
+     * @return the block
      * @throws IllegalArgumentException if the address is not 4 or 16 bytes or the prefix does not fit it
      */
     public static Cidr containing(byte[] address, int prefix) {
@@ -76,7 +81,12 @@ public final class Cidr {
         return new Cidr(mask(address, prefix), prefix);
     }
 
-    /** Whether {@code address} (4 or 16 bytes, as from {@link IpAddresses#parse}) is inside this block. */
+    /**
+     * Whether {@code address} is inside this block.
+     *
+     * @param address 4 or 16 bytes, as from {@link IpAddresses#parse}
+     * @return true if it is; false for null or an address of the other family
+     */
     public boolean contains(byte[] address) {
         if (address == null || address.length != network.length) {
             return false;
@@ -95,7 +105,11 @@ public final class Cidr {
         return (address[whole] & bits) == (network[whole] & 0xff);
     }
 
-    /** The prefix length. */
+    /**
+     * The prefix length; the same as {@link #prefixLength()}.
+     *
+     * @return how many leading bits the block fixes
+     */
     public int prefix() {
         return prefix;
     }
@@ -126,7 +140,11 @@ public final class Cidr {
         return 31 * Arrays.hashCode(network) + prefix;
     }
 
-    /** How many leading bits the block fixes (0: every address of its family). */
+    /**
+     * How many leading bits the block fixes.
+     *
+     * @return the prefix length; 0 for every address of its family
+     */
     public int prefixLength() {
         return prefix;
     }

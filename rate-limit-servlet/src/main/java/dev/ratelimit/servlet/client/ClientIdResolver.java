@@ -29,6 +29,8 @@ public interface ClientIdResolver {
      * resolver, handled like an exception it throws: the request is counted against no one and passed on
      * or refused with a {@code 503} as the filter's failure mode says, with a warning naming this class.
      *
+     * @param request the request
+     * @return the client id
      * @throws InvalidClientException when the request's identity is unusable (the filter answers 400
      *                                and counts nothing)
      */
@@ -40,6 +42,9 @@ public interface ClientIdResolver {
      * taken from {@code forwardedHeader} (see {@link TrustedProxies}); {@code ip:unknown} for a peer
      * that is not an IP literal. The fallback of a resolver of your own.
      *
+     * @param trustedProxies  the proxies whose forwarding header is believed
+     * @param forwardedHeader the header they write
+     * @return the resolver
      * @throws dev.ratelimit.InvalidConfigurationException naming a null argument
      */
     static ClientIdResolver ip(TrustedProxies trustedProxies, ForwardedHeader forwardedHeader) {
@@ -66,6 +71,11 @@ public interface ClientIdResolver {
      * is the token of {@code Bearer <token>} (the scheme in any case), a value of one word is the key
      * as it is, and another scheme counts as no key. A peer that is not an IP literal is {@code ip:unknown}.
      *
+     * @param apiKeyHeader    the header carrying the key
+     * @param maxApiKeyLength the longest key accepted, 1 to 8192
+     * @param trustedProxies  the proxies whose forwarding header is believed
+     * @param forwardedHeader the header they write
+     * @return the resolver
      * @throws InvalidConfigurationException naming an argument that is null, a header name that is not
      *                                       one, or a length outside 1 to 8192
      */
@@ -77,6 +87,15 @@ public interface ClientIdResolver {
     /**
      * The default with a {@link ApiKeyVerifier}: as {@link #apiKeyOrIp(String, int, TrustedProxies, ForwardedHeader)},
      * but a well-formed key {@code verifier} does not know counts as no key (the client is its address).
+     *
+     * @param apiKeyHeader    the header carrying the key
+     * @param maxApiKeyLength the longest key accepted, 1 to 8192
+     * @param trustedProxies  the proxies whose forwarding header is believed
+     * @param forwardedHeader the header they write
+     * @param verifier        which keys are real
+     * @return the resolver
+     * @throws InvalidConfigurationException as {@link #apiKeyOrIp(String, int, TrustedProxies, ForwardedHeader)},
+     *                                       or for a null verifier
      */
     static ClientIdResolver apiKeyOrIp(String apiKeyHeader, int maxApiKeyLength, TrustedProxies trustedProxies,
                                        ForwardedHeader forwardedHeader, ApiKeyVerifier verifier) {

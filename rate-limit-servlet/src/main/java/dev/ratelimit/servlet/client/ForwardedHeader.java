@@ -18,12 +18,21 @@ public enum ForwardedHeader {
         this.headerName = headerName;
     }
 
-    /** The HTTP header's name. */
+    /**
+     * The HTTP header's name.
+     *
+     * @return the name, e.g. {@code X-Forwarded-For}
+     */
     public String headerName() {
         return headerName;
     }
 
-    /** The constant for a header name, case-insensitively, or {@code null}. */
+    /**
+     * The constant for a header name, case-insensitively.
+     *
+     * @param name the header's name, surrounding white space ignored; not null
+     * @return the constant, or {@code null} for another name
+     */
     public static ForwardedHeader forName(String name) {
         for (ForwardedHeader h : values()) {
             if (h.headerName.toLowerCase(Locale.ROOT).equals(name.trim().toLowerCase(Locale.ROOT))) {

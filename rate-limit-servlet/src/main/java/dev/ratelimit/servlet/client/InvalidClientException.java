@@ -12,6 +12,7 @@ package dev.ratelimit.servlet.client;
 public final class InvalidClientException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** The machine-readable code. */
     private final String error;
 
     /** The code of an exception created without one. */
@@ -20,6 +21,8 @@ public final class InvalidClientException extends RuntimeException {
     public static final String DEFAULT_DETAIL = "The request's client identity is not usable.";
 
     /**
+     * An unusable identity, with a code and a detail for the client.
+     *
      * @param error  a short machine-readable code, e.g. {@code invalid_api_key}; null for {@link #DEFAULT_ERROR}
      * @param detail a sentence for the client that names what is wrong, never the raw value; null for
      *               {@link #DEFAULT_DETAIL}
@@ -29,12 +32,20 @@ public final class InvalidClientException extends RuntimeException {
         this.error = error == null ? DEFAULT_ERROR : error;
     }
 
-    /** The machine-readable code, e.g. {@code invalid_api_key}. */
+    /**
+     * The machine-readable code.
+     *
+     * @return the code, e.g. {@code invalid_api_key}
+     */
     public String error() {
         return error;
     }
 
-    /** The sentence for the client. */
+    /**
+     * The sentence for the client.
+     *
+     * @return the detail (the exception's message)
+     */
     public String detail() {
         return getMessage();
     }

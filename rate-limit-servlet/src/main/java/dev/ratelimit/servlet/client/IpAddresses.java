@@ -24,6 +24,9 @@ public final class IpAddresses {
     /**
      * The canonical text of the address literal {@code text} (see the class documentation), or
      * {@code null} if {@code text} is not one.
+     *
+     * @param text an address literal, or any text
+     * @return the canonical text, or {@code null}
      */
     public static String normalize(String text) {
         byte[] address = parse(text);
@@ -33,6 +36,9 @@ public final class IpAddresses {
     /**
      * The address {@code text} denotes (4 bytes for IPv4, 16 for IPv6; an IPv4-mapped IPv6 address
      * gives its 4 IPv4 bytes), or {@code null} if {@code text} is not an IP literal.
+     *
+     * @param text an address literal, or any text (null too)
+     * @return the address's bytes, or {@code null}
      */
     public static byte[] parse(String text) {
         if (text == null || text.isEmpty() || text.length() > MAX_LITERAL) {
@@ -53,6 +59,9 @@ public final class IpAddresses {
     /**
      * {@link #parse} of the address in a client id after its {@code "ip:"}, as a custom resolver may
      * write it: bare, or in brackets, as Jetty's {@code getRemoteAddr()} gives an IPv6 address.
+     *
+     * @param text the address, bare or in brackets; not null
+     * @return the address's bytes, or {@code null} if it is not an IP literal
      */
     public static byte[] parseClientAddress(String text) {
         if (text.length() > 2 && text.charAt(0) == '[' && text.charAt(text.length() - 1) == ']') {
@@ -61,7 +70,13 @@ public final class IpAddresses {
         return parse(text);
     }
 
-    /** The canonical text of a 4- or 16-byte address. */
+    /**
+     * The canonical text of a 4- or 16-byte address.
+     *
+     * @param address the address's bytes
+     * @return its canonical text
+     * @throws IllegalArgumentException if {@code address} is neither 4 nor 16 bytes
+     */
     public static String format(byte[] address) {
         if (address.length == 4) {
             return (address[0] & 0xff) + "." + (address[1] & 0xff) + "." + (address[2] & 0xff) + "." + (address[3] & 0xff);

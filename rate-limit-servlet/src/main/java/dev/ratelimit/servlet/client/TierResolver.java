@@ -20,7 +20,12 @@ import java.util.Map;
 @FunctionalInterface
 public interface TierResolver {
 
-    /** The tier of {@code clientId}, as {@link ClientIdResolver#resolve} returned it (never null or empty). */
+    /**
+     * The tier of {@code clientId}.
+     *
+     * @param clientId the client id as {@link ClientIdResolver#resolve} returned it, never null or empty
+     * @return the tier's name (null, or a tier not defined, is read as the default tier, with a warning)
+     */
     String tier(String clientId);
 
     /**
@@ -28,6 +33,9 @@ public interface TierResolver {
      * {@code prefixes} that {@code <key>} starts with; for any other key, or no key,
      * {@code defaultTier}.
      *
+     * @param prefixes    API-key prefix to tier
+     * @param defaultTier the tier of every other client
+     * @return the resolver
      * @throws dev.ratelimit.InvalidConfigurationException for a null map, prefix, tier or default tier
      */
     static TierResolver byKeyPrefix(Map<String, String> prefixes, String defaultTier) {

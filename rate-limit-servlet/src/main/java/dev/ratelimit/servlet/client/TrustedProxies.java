@@ -22,7 +22,11 @@ public final class TrustedProxies {
         this.blocks = blocks;
     }
 
-    /** No trusted proxy: forwarding headers are never read. */
+    /**
+     * No trusted proxy: forwarding headers are never read.
+     *
+     * @return an empty set of proxies
+     */
     public static TrustedProxies none() {
         return new TrustedProxies(new Cidr[0]);
     }
@@ -33,6 +37,8 @@ public final class TrustedProxies {
      * only its proxies can reach (the filter warns of it when built: any client that reaches the app
      * directly picks its own address by writing the header).
      *
+     * @param cidrs IP addresses or CIDR blocks
+     * @return the proxies
      * @throws InvalidConfigurationException naming the entry ({@code trustedProxies[1]}) that is not a CIDR block,
      *                                       or {@code trustedProxies} for a null list
      */
@@ -51,7 +57,11 @@ public final class TrustedProxies {
         return new TrustedProxies(parsed.toArray(new Cidr[0]));
     }
 
-    /** The first block of every address of a family ({@code 0.0.0.0/0}, {@code ::/0}), or null. */
+    /**
+     * The first block of every address of a family ({@code 0.0.0.0/0}, {@code ::/0}), if any.
+     *
+     * @return that block, or null
+     */
     public Cidr everyAddressBlock() {
         for (Cidr block : blocks) {
             if (block.prefixLength() == 0) {
@@ -61,12 +71,21 @@ public final class TrustedProxies {
         return null;
     }
 
-    /** Whether no proxy is trusted. */
+    /**
+     * Whether no proxy is trusted.
+     *
+     * @return true for no blocks
+     */
     public boolean isEmpty() {
         return blocks.length == 0;
     }
 
-    /** Whether {@code address} (as from {@link IpAddresses#parse}) belongs to a trusted proxy. */
+    /**
+     * Whether {@code address} belongs to a trusted proxy.
+     *
+     * @param address 4 or 16 bytes, as from {@link IpAddresses#parse}
+     * @return true if a block contains it
+     */
     public boolean contains(byte[] address) {
         for (Cidr block : blocks) {
             if (block.contains(address)) {

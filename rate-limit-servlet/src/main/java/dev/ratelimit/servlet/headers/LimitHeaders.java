@@ -87,17 +87,32 @@ public final class LimitHeaders {
         return String.join(", ", scaled);
     }
 
-    /** The header fields of {@code limit}. */
+    /**
+     * The header fields of {@code limit}.
+     *
+     * @param limit the limit
+     * @return its header fields, with its {@code RateLimit-Policy} value computed once
+     */
     public static LimitHeaders of(Limit limit) {
         return new LimitHeaders(limit);
     }
 
-    /** The {@code RateLimit-Policy} value, e.g. {@code "scan";q=10;w=10}. */
+    /**
+     * The {@code RateLimit-Policy} value of the limit's own policies.
+     *
+     * @return the value, e.g. {@code "scan";q=10;w=10}
+     */
     public String policyField() {
         return policyField;
     }
 
-    /** The item name of the policy {@code decision} describes, e.g. {@code scan} or {@code scan-1}. */
+    /**
+     * The item name of the policy {@code decision} describes.
+     *
+     * @param decision a decision of this limit
+     * @return the name, e.g. {@code scan} or {@code scan-1}; the first policy's when the decision names
+     *         none of the limit's policies
+     */
     public String itemName(Decision decision) {
         return itemNames[index(decision)];
     }
@@ -116,6 +131,10 @@ public final class LimitHeaders {
     /**
      * Sets the header fields for {@code decision} on {@code header} (e.g. {@code response::setHeader}).
      *
+     * @param header            sets one header field, given its name and value
+     * @param style             which fields to write
+     * @param tier              the client's tier, for {@code X-RateLimit-Tier}
+     * @param decision          the decision, of this limit
      * @param nowMicros         the clock's reading just before the store decided: the decision's reset
      *                          time is relative to it (a later reading pushes an epoch-aligned reset
      *                          into the next second)
@@ -155,6 +174,8 @@ public final class LimitHeaders {
      * called with a null value ({@code HttpServletResponse.setHeader} removes a header set to null):
      * before one filter instance's headers replace another's on the same response, so that none of
      * the other's stay mixed in (its numbers, or a field of a style this one does not write).
+     *
+     * @param header sets one header field, called with each name and null
      */
     public static void clear(BiConsumer<String, String> header) {
         for (String name : FIELDS) {
@@ -167,6 +188,9 @@ public final class LimitHeaders {
      * (0.2 s and 1 s give 1, 1.5 s gives 2); 0 when it has none (allowed, or never passable). A
      * rejection without a wait (a custom store's) gets the time until its quota is back, at least 1:
      * an upper bound, never less than the real wait.
+     *
+     * @param decision the decision
+     * @return the seconds to send, or 0 for no {@code Retry-After}
      */
     public static long retryAfterSeconds(Decision decision) {
         if (decision.allowed() || decision.verdict() == Verdict.COST_EXCEEDS_LIMIT) {

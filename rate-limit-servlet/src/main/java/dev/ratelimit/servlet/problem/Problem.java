@@ -18,6 +18,17 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  *
  * <p>Nothing in a problem comes from the request: no API key, no header value.
  * The {@code type} URNs are stable identifiers to match on, not links.
+ *
+ * @param type       one of the URNs below, e.g. {@link #RATE_LIMITED}
+ * @param title      the HTTP status's reason phrase, e.g. {@code Too Many Requests}
+ * @param status     the HTTP status code
+ * @param detail     a sentence for the client
+ * @param error      a stable code, e.g. {@code rate_limited}
+ * @param retryAfter seconds until a retry may pass, or null
+ * @param tier       the client's tier, or null
+ * @param endpoint   the endpoint's name, or null
+ * @param policy     the {@code RateLimit} item name of the policy that refused, or null
+ * @param limit      that policy's quota, or null
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"type", "title", "status", "detail", "error", "retry_after", "tier", "endpoint", "policy", "limit"})
@@ -33,7 +44,16 @@ public record Problem(String type, String title, int status, String detail, Stri
     /** The limiter could not decide and fails closed: 503 with Retry-After. */
     public static final String UNAVAILABLE = "urn:dev-ratelimit:unavailable";
 
-    /** 429: over {@code limit} of {@code policy} for now; retry after {@code retryAfterSeconds}. */
+    /**
+     * 429: over {@code limit} of {@code policy} for now; retry after {@code retryAfterSeconds}.
+     *
+     * @param tier              the client's tier
+     * @param endpoint          the endpoint's name
+     * @param policy            the {@code RateLimit} item name of the policy that refused
+     * @param limit             that policy's quota
+     * @param retryAfterSeconds the {@code Retry-After} sent
+     * @return the problem
+     */
     public static Problem rateLimited(String tier, String endpoint, String policy, long limit, long retryAfterSeconds) {
         return new Problem(RATE_LIMITED, "Too Many Requests", 429,
                 "Too many requests to " + endpoint + " for tier " + tier + ": " + limit + " allowed; retry after "
@@ -41,7 +61,16 @@ public record Problem(String type, String title, int status, String detail, Stri
                 "rate_limited", retryAfterSeconds, tier, endpoint, policy, limit);
     }
 
-    /** 429: a request of {@code cost} can never pass a limit of {@code limit}. */
+    /**
+     * 429: a request of {@code cost} can never pass a limit of {@code limit}.
+     *
+     * @param tier     the client's tier
+     * @param endpoint the endpoint's name
+     * @param policy   the {@code RateLimit} item name of the policy it exceeds
+     * @param limit    that policy's quota
+     * @param cost     the request's cost
+     * @return the problem, without {@code retry_after}
+     */
     public static Problem costExceedsLimit(String tier, String endpoint, String policy, long limit, long cost) {
         return new Problem(COST_EXCEEDS_LIMIT, "Request Cost Exceeds Limit", 429,
                 "This request to " + endpoint + " costs " + cost + " but tier " + tier + " allows at most " + limit
@@ -49,12 +78,25 @@ public record Problem(String type, String title, int status, String detail, Stri
                 "cost_exceeds_limit", null, tier, endpoint, policy, limit);
     }
 
-    /** 400: the client's identity is unusable; {@code detail} must not contain the offending value. */
+    /**
+     * 400: the client's identity is unusable; {@code detail} must not contain the offending value.
+     *
+     * @param error  a stable code, e.g. {@code invalid_api_key}
+     * @param detail a sentence for the client
+     * @return the problem
+     */
     public static Problem invalidClient(String error, String detail) {
         return new Problem(INVALID_CLIENT, "Bad Request", 400, detail, error, null, null, null, null, null);
     }
 
-    /** 503: the limiter cannot decide now and fails closed. {@code tier} and {@code endpoint} may be null. */
+    /**
+     * 503: the limiter cannot decide now and fails closed.
+     *
+     * @param tier              the client's tier, or null
+     * @param endpoint          the endpoint's name, or null
+     * @param retryAfterSeconds the {@code Retry-After} sent
+     * @return the problem
+     */
     public static Problem unavailable(String tier, String endpoint, long retryAfterSeconds) {
         return new Problem(UNAVAILABLE, "Service Unavailable", 503,
                 "Rate limiting is temporarily unavailable; retry after " + retryAfterSeconds + " s.",

@@ -21,7 +21,12 @@ public final class ProblemWriter {
     // ASCII-only JSON: the same bytes whatever charset a writer the application took encodes in.
     private final ObjectMapper mapper = JsonMapper.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
 
-    /** The JSON of {@code problem}. */
+    /**
+     * The JSON of {@code problem}.
+     *
+     * @param problem the problem
+     * @return its JSON, ASCII only (other characters escaped), null members left out
+     */
     public byte[] json(Problem problem) {
         try {
             return mapper.writeValueAsBytes(problem);
@@ -42,6 +47,11 @@ public final class ProblemWriter {
      * {@code Connection: close}: a server cannot keep a connection whose request body it did not
      * consume, and without the header the client would send its next request on a connection that is
      * being closed (and lose it, if it is not a request a client may repeat, such as a POST).
+     *
+     * @param request  the request refused
+     * @param response its response
+     * @param problem  what to send
+     * @throws IOException when writing the body fails
      */
     public void send(HttpServletRequest request, HttpServletResponse response, Problem problem) throws IOException {
         if (response.isCommitted()) {

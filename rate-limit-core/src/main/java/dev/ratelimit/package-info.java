@@ -13,6 +13,7 @@
  * given or at the latest by {@code build()}. An invalid request (a null key, a cost below 1) is an
  * {@link java.lang.IllegalArgumentException}. Null given to any other operation
  * ({@code store.limiter(null)}, {@code new ManualClock(null)}, {@code MicrometerListener.of(null)}) is a
- * {@link java.lang.NullPointerException}.
+ * {@link java.lang.NullPointerException}, but where an operation's Javadoc says what null gives (the
+ * address parsers of {@code IpAddresses} answer "not an address").
  */
 package dev.ratelimit;

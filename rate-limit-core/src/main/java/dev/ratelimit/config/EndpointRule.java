@@ -18,8 +18,11 @@ import java.util.regex.Pattern;
  */
 public record EndpointRule(String method, String path, String name, long cost, boolean shadow) {
     static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
-    /** Checked before upper-casing: Unicode rules would turn {@code ß} into {@code SS} and {@code ſ} into {@code S}. */
-    /** {@code *}, or an HTTP method: an RFC 9110 token ({@code VERSION-CONTROL}, {@code UPDATEREDIRECTREF}) without {@code *}. */
+    /**
+     * {@code *}, or an HTTP method: an RFC 9110 token ({@code VERSION-CONTROL}, {@code UPDATEREDIRECTREF})
+     * without {@code *}. Checked before upper-casing: Unicode rules would turn {@code ß} into {@code SS}
+     * and {@code ſ} into {@code S}.
+     */
     private static final Pattern METHOD = Pattern.compile("\\*|[A-Za-z0-9!#$%&'+.^_`|~-]{1,32}");
 
     /**

@@ -298,8 +298,9 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
         }
 
         /**
-         * Declares {@code tier} without adding a limit to it: a tier with no endpoint limits, whose
-         * clients get only the {@link #unmatched} limit (one limit per client for every request).
+         * Declares {@code tier} without adding a limit to it. Every tier must define the default tier's
+         * endpoints, so a tier with no endpoint limits builds only when no tier has any: its clients
+         * then get only the {@link #unmatched} limit (one limit per client for every request).
          * Tiers that {@link #limit} names are declared by it.
          *
          * @param tier the tier's name

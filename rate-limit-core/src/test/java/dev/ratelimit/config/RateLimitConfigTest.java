@@ -221,6 +221,18 @@ class RateLimitConfigTest {
     }
 
     @Test
+    void refusesATierDeclaredWithoutLimitsWhenAnotherTierHasEndpointLimits() {
+        RateLimitConfig.Builder builder = RateLimitConfig.builder()
+                .endpoint(EndpointRule.of("GET", "/api/scan", "scan"))
+                .limit("free", "scan", TokenBucket.perSecond(10, 1))
+                .tier("pro")
+                .unmatched(TokenBucket.perSecond(10, 1));
+
+        assertThatThrownBy(builder::build).isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("tiers.pro").hasMessageContaining("must define endpoint \"scan\"");
+    }
+
+    @Test
     void endpointRulesMatchExactPathsOneSegmentOrAnyDepth() {
         assertThat(EndpointRule.of("GET", "/api/scan", "scan").matches("GET", "/api/scan")).isTrue();
         assertThat(EndpointRule.of("GET", "/api/scan", "scan").matches("POST", "/api/scan")).isFalse();

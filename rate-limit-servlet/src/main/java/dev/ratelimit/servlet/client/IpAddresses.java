@@ -23,9 +23,9 @@ public final class IpAddresses {
 
     /**
      * The canonical text of the address literal {@code text} (see the class documentation), or
-     * {@code null} if {@code text} is not one.
+     * {@code null} if {@code text} is not one (null included).
      *
-     * @param text an address literal, or any text
+     * @param text an address literal, or any text (null too)
      * @return the canonical text, or {@code null}
      */
     public static String normalize(String text) {
@@ -35,7 +35,7 @@ public final class IpAddresses {
 
     /**
      * The address {@code text} denotes (4 bytes for IPv4, 16 for IPv6; an IPv4-mapped IPv6 address
-     * gives its 4 IPv4 bytes), or {@code null} if {@code text} is not an IP literal.
+     * gives its 4 IPv4 bytes), or {@code null} if {@code text} is not an IP literal (null included).
      *
      * @param text an address literal, or any text (null too)
      * @return the address's bytes, or {@code null}

@@ -55,6 +55,12 @@ class IpAddressesTest {
     }
 
     @Test
+    void answersNotAnAddressForNull() {
+        assertThat(IpAddresses.parse(null)).isNull();
+        assertThat(IpAddresses.normalize(null)).isNull();
+    }
+
+    @Test
     void readsLiteralsOfUpTo64Characters() {
         String longest = "fe80::1%" + "z".repeat(56);
 

@@ -18,11 +18,16 @@ import java.util.concurrent.TimeUnit;
  * if (d.allowed()) { callThePartner(); } else { requeue(); }   // its wait would end after 30 s, it can never pass, or the store is unavailable
  * }</pre>
  *
- * <p>Waiters are not queued: threads waiting on one key wake when the quota they were told of is
- * back, one of them takes it and the others wait again, each attempt a store call (a Redis round
- * trip), so {@code maxWait} bounds each call but does not share the waits fairly: under contention
- * one thread may be refused at {@code maxWait} while others are served. While a Redis store is
- * unavailable and fails closed, the wait is its hint (the circuit breaker's open period).
+ * <p>Threads waiting through one waiter on one key of one limiter are served in turn, in the order
+ * they came, whatever their cost: the first attempts and sleeps while the others wait in line without
+ * calling the store, and each takes its turn when the one before it is served or gives up. Under
+ * contention a permit so costs about two store calls (a Redis round trip each): the refusal that
+ * tells the wait, and the attempt after it. A thread's {@code maxWait} includes its time in line; if
+ * its turn has not come by then, it makes one attempt and returns that decision. The line is the
+ * waiter's own: share one waiter ({@link #system()} makes a new one each call). Callers that take
+ * from the limiter without it, and other instances sharing a Redis store, do not wait in its line.
+ * While a Redis store is unavailable and fails closed, the wait is its hint (the circuit breaker's
+ * open period).
  *
  * <p>The calling thread blocks: never call it on an event loop. Thread-safe: one waiter serves every
  * thread.
@@ -42,6 +47,7 @@ public final class Waiter {
 
     private final Clock clock;
     private final Sleeper sleeper;
+    private final WaitLines lines = new WaitLines();
 
     private Waiter(Clock clock, Sleeper sleeper) {
         this.clock = clock;
@@ -49,9 +55,9 @@ public final class Waiter {
     }
 
     /**
-     * A waiter that reads {@link Clock#system()} and sleeps the calling thread.
+     * A new waiter that reads {@link Clock#system()} and sleeps the calling thread.
      *
-     * @return the waiter, to share between threads
+     * @return the waiter, to share between threads (its lines are its own)
      */
     public static Waiter system() {
         return new Waiter(Clock.system(), time -> TimeUnit.NANOSECONDS.sleep(time.toNanos()));
@@ -90,8 +96,9 @@ public final class Waiter {
     }
 
     /**
-     * Takes {@code cost} from the key's quota, waiting up to {@code maxWait} for it. The call may end
-     * a little after {@code maxWait}: by the last attempt's store call and the sleep's overshoot.
+     * Takes {@code cost} from the key's quota, waiting up to {@code maxWait} for it, in turn with the
+     * other threads waiting through this waiter on the same key and limiter. The call may end a little
+     * after {@code maxWait}: by the last attempt's store call and the sleep's overshoot.
      *
      * @param limiter the limit to take from
      * @param key     the client's key
@@ -101,8 +108,8 @@ public final class Waiter {
      *         for would end after {@code maxWait}, or at once when the request can never pass
      * @throws IllegalArgumentException if {@code maxWait} is negative, or as {@link RateLimiter#tryAcquire}
      * @throws NullPointerException     if {@code limiter} or {@code maxWait} is null
-     * @throws InterruptedException     if the thread is interrupted before an attempt or while it sleeps (the
-     *                                  request took nothing)
+     * @throws InterruptedException     if the thread is interrupted before an attempt, while it sleeps or
+     *                                  while it waits in line (the request took nothing)
      */
     public Decision tryAcquire(RateLimiter limiter, String key, long cost, Duration maxWait) throws InterruptedException {
         Objects.requireNonNull(limiter, "limiter");
@@ -118,12 +125,27 @@ public final class Waiter {
             maxWaitMicros = Long.MAX_VALUE; // about 292,000 years: as long as it takes
         }
         long deadline = saturatedAdd(start, maxWaitMicros);
+        checkInterrupt(limiter);
+        WaitLines.Turn turn;
+        try {
+            turn = lines.await(limiter, key, deadline - clock.nowMicros());
+        } catch (InterruptedException e) {
+            throw interrupted(limiter);
+        }
+        if (turn == null) { // the line did not move in time: one attempt, as with a maxWait of zero
+            return attempts(limiter, key, cost, Long.MIN_VALUE);
+        }
+        try (turn) {
+            return attempts(limiter, key, cost, deadline);
+        }
+    }
+
+    /** Attempts, sleeping each refusal's wait, until one is allowed or the next wait would end after {@code deadline}. */
+    private Decision attempts(RateLimiter limiter, String key, long cost, long deadline) throws InterruptedException {
         while (true) {
             // As java.util.concurrent's timed waits: a cancelled job (Future.cancel(true), shutdownNow) stops
             // taking quota, even while quota is there and it would never sleep.
-            if (Thread.interrupted()) {
-                throw new InterruptedException("interrupted while waiting for quota of " + limiter.limit().name());
-            }
+            checkInterrupt(limiter);
             Decision decision = limiter.tryAcquire(key, cost);
             if (decision.allowed() || decision.retryAfterMicros() == Decision.NEVER) {
                 return decision;
@@ -137,7 +159,17 @@ public final class Waiter {
         }
     }
 
-    private static long saturatedAdd(long a, long b) {
+    private static void checkInterrupt(RateLimiter limiter) throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw interrupted(limiter);
+        }
+    }
+
+    private static InterruptedException interrupted(RateLimiter limiter) {
+        return new InterruptedException("interrupted while waiting for quota of " + limiter.limit().name());
+    }
+
+        private static long saturatedAdd(long a, long b) {
         long sum = a + b;
         return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
     }

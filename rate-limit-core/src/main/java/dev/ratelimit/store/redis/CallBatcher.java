@@ -7,9 +7,13 @@ import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
@@ -32,6 +36,11 @@ import java.util.function.Predicate;
  * it found in flight and its own. An error reply (such as NOSCRIPT) is the failure of its own call
  * only. Redis Cluster clients (and any client not known to talk to one server) are not batched:
  * their calls go one by one, each to the node owning its keys.
+ *
+ * <p>A virtual thread's blocking socket I/O is interruptible: interrupting the thread closes the
+ * socket. So a sender on a virtual thread sends its batch from a virtual thread of its own, which
+ * nobody interrupts, and waits for it: interrupting one caller (a cancelled task) must not break
+ * the pooled connection that carries other callers' calls, fail them, or have them sent again.
  */
 final class CallBatcher {
     /**
@@ -42,6 +51,27 @@ final class CallBatcher {
     static final int MAX_SENDERS = 4;
     /** Calls per batch at most, bounding what one sender does for others. */
     static final int MAX_BATCH = 64;
+    /** {@code Thread.isVirtual()} (Java 21+), or null on a Java without virtual threads. */
+    private static final MethodHandle IS_VIRTUAL;
+    /** Makes the virtual threads that send batches for virtual-thread senders; null without virtual threads. */
+    private static final ThreadFactory VIRTUAL_SENDERS;
+
+    static {
+        MethodHandle isVirtual = null;
+        ThreadFactory senders = null;
+        try {
+            // Reflectively: the library is built for Java 17, which has neither method.
+            isVirtual = MethodHandles.publicLookup().findVirtual(Thread.class, "isVirtual", MethodType.methodType(boolean.class));
+            Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
+            builder = Class.forName("java.lang.Thread$Builder").getMethod("name", String.class).invoke(builder, "rate-limit-batch");
+            senders = (ThreadFactory) Class.forName("java.lang.Thread$Builder").getMethod("factory").invoke(builder);
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError noVirtualThreads) {
+            isVirtual = null; // Java 17, or 19-20 without --enable-preview: no virtual thread can call us
+            senders = null;
+        }
+        IS_VIRTUAL = isVirtual;
+        VIRTUAL_SENDERS = senders;
+    }
 
     private final boolean enabled;
     private final Predicate<UnifiedJedis> batchable;
@@ -83,7 +113,7 @@ final class CallBatcher {
             // that sender (sending empty batches instead would spin).
             if (!call.taken && (n = senders.get()) < MAX_SENDERS && senders.compareAndSet(n, n + 1)) {
                 try {
-                    send(redis);
+                    interrupted |= sendShielded(redis);
                 } finally {
                     senders.decrementAndGet();
                     // A caller that queued while this one was sending may be parked: wake the oldest
@@ -112,8 +142,51 @@ final class CallBatcher {
         return call.reply;
     }
 
-    /** Sends the queued calls (up to {@link #MAX_BATCH}) as one pipeline and completes each. */
-    private void send(UnifiedJedis redis) {
+    /**
+     * {@link #send}s a batch from this thread, or, from a virtual thread, from a virtual thread of its
+     * own that this one waits for, uninterruptibly (the wait is bounded by the batch's timeouts).
+     *
+     * @return whether this thread was interrupted while it waited (the caller restores the status)
+     */
+    private boolean sendShielded(UnifiedJedis redis) {
+        Thread caller = Thread.currentThread();
+        if (VIRTUAL_SENDERS == null || !isVirtual(caller)) {
+            send(redis, caller);
+            return false;
+        }
+        Thread sender;
+        try {
+            sender = VIRTUAL_SENDERS.newThread(() -> send(redis, caller));
+            sender.start();
+        } catch (RuntimeException | OutOfMemoryError noThread) {
+            send(redis, caller); // exposed to this thread's interrupts, as before, rather than not sent
+            return false;
+        }
+        boolean interrupted = false;
+        while (true) {
+            try {
+                sender.join();
+                return interrupted;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+    }
+
+    private static boolean isVirtual(Thread thread) {
+        try {
+            return (boolean) IS_VIRTUAL.invokeExact(thread);
+        } catch (Throwable unexpected) {
+            return false;
+        }
+    }
+
+    /**
+     * Sends the queued calls (up to {@link #MAX_BATCH}) as one pipeline and completes each.
+     *
+     * @param owner the thread whose call made it a sender: a non-linkage {@link Error} is its call's own
+     */
+    private void send(UnifiedJedis redis, Thread owner) {
         List<Call> batch = new ArrayList<>(Math.min(MAX_BATCH, 16));
         for (Call c; batch.size() < MAX_BATCH && (c = queue.poll()) != null; ) {
             c.taken = true;
@@ -144,7 +217,7 @@ final class CallBatcher {
                     ? new JedisException("the batch this call went in failed on its sender's thread", batchFailed) : batchFailed;
             for (Call c : batch) {
                 if (c.reply == null && c.failure == null) {
-                    c.failure = c.caller == Thread.currentThread() ? batchFailed : others;
+                    c.failure = c.caller == owner ? batchFailed : others;
                 }
             }
             if (RedisRateLimiter.isTimeout(batchFailed)) {

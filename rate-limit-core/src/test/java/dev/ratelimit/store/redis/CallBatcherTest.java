@@ -3,6 +3,8 @@ package dev.ratelimit.store.redis;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.CommandObject;
@@ -15,6 +17,7 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.providers.ConnectionProvider;
 
+import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -222,6 +225,49 @@ class CallBatcherTest {
     }
 
     @Test
+    @EnabledForJreRange(min = JRE.JAVA_21)
+    void interruptingVirtualThreadCallersBreaksNoBatchOfTheirs() throws Exception {
+        // A virtual thread's socket I/O is interruptible: an interrupt closes the socket. Ten virtual
+        // threads queue behind busy senders; one of them then sends all ten calls as one pipeline, and
+        // every one of them is interrupted (a cancelled task each) while that pipeline is out. Before,
+        // the sender's interrupt closed the connection under all ten calls: each failed, and the store
+        // sent them again on a fresh connection though Redis had run them, charging each client twice.
+        redis.closesOnInterrupt = true;
+        ExecutorService virtualThreads = (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+        try {
+            List<Future<Object>> first = holdEverySender();
+            List<Future<Object[]>> queued = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                String key = "v" + i;
+                queued.add(virtualThreads.submit(() -> {
+                    callers.add(Thread.currentThread());
+                    Object reply = batcher.fcall(redis, "decide", List.of(key), List.of("time", "1"));
+                    return new Object[] {reply, Thread.currentThread().isInterrupted()};
+                }));
+            }
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> allWaiting(10));
+            redis.pipelines.get(0).release.countDown();
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> redis.pipelines.size() == CallBatcher.MAX_SENDERS + 1);
+            HeldPipeline batch = redis.pipelines.get(CallBatcher.MAX_SENDERS);
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> batch.syncing && batch.commands.size() == 10);
+
+            callers.forEach(Thread::interrupt);
+            redis.pipelines.forEach(p -> p.release.countDown());
+            for (Future<Object[]> f : queued) {
+                Object[] outcome = f.get(10, TimeUnit.SECONDS);
+                assertThat(outcome[0]).as("each call's reply").isEqualTo(REPLY);
+                assertThat(outcome[1]).as("interrupt status restored").isEqualTo(true);
+            }
+            for (Future<Object> f : first) {
+                assertThat(f.get(10, TimeUnit.SECONDS)).isEqualTo(REPLY);
+            }
+            assertThat(redis.pipelines).as("nothing sent again").hasSize(CallBatcher.MAX_SENDERS + 1);
+        } finally {
+            virtualThreads.shutdownNow();
+        }
+    }
+
+    @Test
     void aTimedOutBatchFailsTheCallsQueuedMeanwhileWithoutSendingThem() throws Exception {
         JedisConnectionException timeout = new JedisConnectionException(new SocketTimeoutException("Read timed out"));
         redis.failWith = timeout;
@@ -310,6 +356,8 @@ class CallBatcherTest {
         volatile Throwable failWith;
         /** Whether new pipelines answer without waiting for the test. */
         volatile boolean answerAtOnce;
+        /** Whether a pipeline fails when its thread is interrupted during sync, as a virtual thread's socket does. */
+        volatile boolean closesOnInterrupt;
 
         HeldRedis() {
             super(new ConnectionProvider() {
@@ -331,7 +379,7 @@ class CallBatcherTest {
 
         @Override
         public AbstractPipeline pipelined() {
-            HeldPipeline p = new HeldPipeline(failWith);
+            HeldPipeline p = new HeldPipeline(failWith, closesOnInterrupt);
             if (answerAtOnce) {
                 p.release.countDown();
             }
@@ -361,10 +409,12 @@ class CallBatcherTest {
         /** Set once its sender has queued every command and waits for the answers. */
         volatile boolean syncing;
         private final Throwable failure;
+        private final boolean closesOnInterrupt;
 
-        HeldPipeline(Throwable failure) {
+        HeldPipeline(Throwable failure, boolean closesOnInterrupt) {
             super(new CommandObjects(RedisProtocol.RESP2));
             this.failure = failure;
+            this.closesOnInterrupt = closesOnInterrupt;
         }
 
         @Override
@@ -382,6 +432,10 @@ class CallBatcherTest {
                 release.await();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+            }
+            if (closesOnInterrupt && Thread.currentThread().isInterrupted()) {
+                // what a virtual thread's socket read does when its thread is interrupted
+                throw new JedisConnectionException(new SocketException("Closed by interrupt"));
             }
             if (failure instanceof RuntimeException e) {
                 throw e;

@@ -9,10 +9,14 @@ import dev.ratelimit.Verdict;
 import dev.ratelimit.testing.RedisServer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -119,6 +123,52 @@ class RedisPipeliningTest {
                 assertThat(slowest).isLessThan(timeout.multipliedBy(7).dividedBy(2).toMillis());
             } finally {
                 threads.shutdownNow();
+            }
+        }
+    }
+
+    @Test
+    @EnabledForJreRange(min = JRE.JAVA_21)
+    void aVirtualThreadInterruptedWhileItsCallIsOutGetsRedisDecisionAndNoOutageIsSeen() throws Exception {
+        // Interrupting a virtual thread blocked on a socket closes the socket. Before, a decision
+        // cancelled so (Future.cancel(true), a structured task scope shutting down) broke its pooled
+        // connection: the call failed and was counted as Redis failing (a warning, health DEGRADED, the
+        // breaker a step nearer opening), the decision followed the failure mode though Redis had run
+        // the script, and the other calls of its batch failed with it.
+        List<String> storeErrors = new CopyOnWriteArrayList<>();
+        try (RedisServer redis = RedisServer.start();
+             RedisStore store = RedisStore.builder().url(redis.url()).readTimeout(Duration.ofSeconds(10))
+                     .failureMode(dev.ratelimit.FailureMode.FAIL_CLOSED)
+                     .listener(new dev.ratelimit.RateLimitListener() {
+                         @Override
+                         public void onStoreError(Throwable error) {
+                             storeErrors.add(String.valueOf(error));
+                         }
+                     }).build()) {
+            RateLimiter limiter = store.limiter(CROWD);
+            assertThat(limiter.tryAcquire("warm-up").source()).isEqualTo(Source.STORE);
+            ExecutorService virtualThreads = (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+            try {
+                redis.pause();
+                List<Thread> caller = new CopyOnWriteArrayList<>();
+                Future<Decision> decision = virtualThreads.submit(() -> {
+                    caller.add(Thread.currentThread());
+                    return limiter.tryAcquire("cancelled");
+                });
+                // Its call is out: the caller waits in the batcher's send (before: in the socket read under it).
+                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> caller.size() == 1
+                        && Arrays.stream(caller.get(0).getStackTrace()).anyMatch(f -> f.getClassName().equals(CallBatcher.class.getName())
+                        && (f.getMethodName().equals("send") || f.getMethodName().equals("sendShielded"))));
+                caller.get(0).interrupt();
+                redis.resume();
+                Decision d = decision.get(10, java.util.concurrent.TimeUnit.SECONDS);
+                assertThat(d.source()).as("decided by Redis").isEqualTo(Source.STORE);
+                assertThat(d.verdict()).isEqualTo(Verdict.ALLOWED);
+                assertThat(storeErrors).as("store errors").isEmpty();
+                assertThat(store.health()).isEqualTo(dev.ratelimit.StoreHealth.UP);
+                assertThat(limiter.tryAcquire("cancelled").remaining()).as("charged once").isEqualTo(LIMIT - 2);
+            } finally {
+                virtualThreads.shutdownNow();
             }
         }
     }

@@ -100,6 +100,15 @@ final class RedisRateLimiter implements RateLimiter {
         } catch (RuntimeException | LinkageError e) {
             // A LinkageError too: a Jedis of another version fails every call, like a failing Redis.
             long failedAt = clock.nowMicros();
+            if (isCancellation(e)) {
+                // This thread was interrupted during its own call: a virtual thread's interrupt closes its
+                // socket, and any thread's interrupts a wait for a pooled connection. The caller was
+                // cancelled; Redis did not fail: nothing is sent again, no failure is counted, no
+                // connection dropped, and the interrupt status is kept for the caller to see.
+                breaker.callWentElsewhere(); // neither success nor failure: a probe this was lets the next one through
+                Thread.currentThread().interrupt();
+                return whenUnavailable(breaker, client, cost, failedAt);
+            }
             if (sendsAgain(e) && settings.connections().hasClient()) {
                 // Failed fast, not by a timeout, on a client that exists: most likely a pooled
                 // connection that died with a Redis restart. Drop the idle ones and try once more on
@@ -247,6 +256,23 @@ final class RedisRateLimiter implements RateLimiter {
     private static boolean isResharding(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof JedisDataException && t.getMessage() != null && t.getMessage().startsWith("TRYAGAIN")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether {@code e} failed the call because the calling thread was interrupted: a wait for a pooled
+     * connection interrupted, or a virtual thread's socket closed by its interrupt. Not a failing Redis.
+     */
+    static boolean isCancellation(Throwable e) {
+        // A socket closed by an interrupt leaves the thread's interrupt status set; an interrupted wait
+        // for a connection has cleared it.
+        boolean interrupted = Thread.currentThread().isInterrupted();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof InterruptedException || interrupted && (t instanceof java.nio.channels.ClosedByInterruptException
+                    || t instanceof java.net.SocketException && "Closed by interrupt".equals(t.getMessage()))) {
                 return true;
             }
         }

@@ -2,6 +2,7 @@ package dev.ratelimit.store.redis;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
@@ -225,7 +226,8 @@ class CallBatcherTest {
     }
 
     @Test
-    @EnabledForJreRange(min = JRE.JAVA_21)
+    @Tag("virtual-threads")
+    @EnabledForJreRange(min = JRE.JAVA_21, disabledReason = "virtual threads need Java 21+: run with -DvirtualThreadsJvm=<a Java 21+ java> (as .ci/run does)")
     void interruptingVirtualThreadCallersBreaksNoBatchOfTheirs() throws Exception {
         // A virtual thread's socket I/O is interruptible: an interrupt closes the socket. Ten virtual
         // threads queue behind busy senders; one of them then sends all ten calls as one pipeline, and

@@ -10,6 +10,7 @@ import dev.ratelimit.Source;
 import dev.ratelimit.StoreHealth;
 import dev.ratelimit.testing.RedisServer;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
@@ -37,7 +38,8 @@ class RedisCancelledCallTest {
     private static final Limit LIMIT = Limit.of("cancelled", Policy.tokenBucket(100, 100, Duration.ofDays(400)));
 
     @Test
-    @EnabledForJreRange(min = JRE.JAVA_21)
+    @Tag("virtual-threads")
+    @EnabledForJreRange(min = JRE.JAVA_21, disabledReason = "virtual threads need Java 21+: run with -DvirtualThreadsJvm=<a Java 21+ java> (as .ci/run does)")
     void aVirtualThreadInterruptedInItsOwnCallIsNoRedisFailure() throws Exception {
         List<String> storeErrors = new CopyOnWriteArrayList<>();
         try (RedisServer redis = RedisServer.start();

@@ -8,6 +8,7 @@ import dev.ratelimit.Source;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.testing.RedisServer;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
@@ -128,7 +129,8 @@ class RedisPipeliningTest {
     }
 
     @Test
-    @EnabledForJreRange(min = JRE.JAVA_21)
+    @Tag("virtual-threads")
+    @EnabledForJreRange(min = JRE.JAVA_21, disabledReason = "virtual threads need Java 21+: run with -DvirtualThreadsJvm=<a Java 21+ java> (as .ci/run does)")
     void aVirtualThreadInterruptedWhileItsCallIsOutGetsRedisDecisionAndNoOutageIsSeen() throws Exception {
         // Interrupting a virtual thread blocked on a socket closes the socket. Before, a decision
         // cancelled so (Future.cancel(true), a structured task scope shutting down) broke its pooled

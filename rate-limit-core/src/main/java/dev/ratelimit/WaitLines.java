@@ -56,6 +56,11 @@ final class WaitLines {
         };
     }
 
+    /** Whether someone is in the line of {@code key} in {@code limiter}. */
+    boolean occupied(RateLimiter limiter, String key) {
+        return lines.containsKey(new Place(limiter, key));
+    }
+
     /** The lines that have someone in them. */
     int size() {
         return lines.size();

@@ -38,6 +38,9 @@ class WaitLinesTest {
 
         turn.close();
         assertThat(lines.size()).isEqualTo(1);
-        assertThat(other.submit(() -> lines.await(limiter, "customer-42", 0)).get()).as("the turn was given back").isNotNull();
+        WaitLines.Turn next = other.submit(() -> lines.await(limiter, "customer-42", 0)).get();
+        assertThat(next).as("the turn was given back").isNotNull();
+        other.submit(next::close).get();
+        assertThat(lines.size()).as("only customer-7's line is left").isEqualTo(1);
     }
 }

@@ -11,7 +11,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -19,7 +24,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Threads waiting through one waiter on one key take turns: the one whose turn it is sleeps while the
- * others wait in line without calling the store. Sleeps here block on a gate the test opens, and
+ * others wait in line without calling the store; calls that find nobody waiting do not queue. Sleeps here block on a gate the test opens, and
  * advance the manual clock when they end, so the test decides when each wait is over.
  */
 class WaiterLineTest {
@@ -112,10 +117,50 @@ class WaiterLineTest {
         assertThat(outcomes.get("cancelled")).isInstanceOfSatisfying(InterruptedException.class,
                 e -> assertThat(e).hasMessage("interrupted while waiting for quota of partner"));
 
-        gate.release(2);
-        await().until(() -> served.size() == 2);
+        // One sleep at a time: "first" records itself after its call returns, by when "last" has its turn,
+        // so with both sleeps allowed at once "last" can record itself first.
+        for (int permit = 1; permit <= 2; permit++) {
+            gate.release();
+            int expected = permit;
+            await().until(() -> served.size() == expected);
+        }
         assertThat(served).containsExactly("first", "last");
         assertThat(storeCalls).as("none by the cancelled thread").hasValue(4);
+    }
+
+    @Test
+    void callsThatFindNobodyWaitingAttemptAtOnceTogetherWithoutQueueing() throws Exception {
+        CountDownLatch bothInTheStore = new CountDownLatch(2);
+        RateLimiter slow = new RateLimiter() {
+            @Override
+            public Limit limit() {
+                return partner.limit();
+            }
+
+            @Override
+            public Decision tryAcquire(String key, long cost) {
+                bothInTheStore.countDown();
+                try {
+                    // A slow store call: the other caller must get in meanwhile, not wait in line.
+                    if (!bothInTheStore.await(10, TimeUnit.SECONDS)) {
+                        throw new AssertionError("the calls were serialized");
+                    }
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+                return new Decision(Verdict.ALLOWED, Source.STORE, partner.limit().policies().get(0), 1, 0, 0, 0);
+            }
+        };
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<Decision> a = pool.submit(() -> waiter.tryAcquire(slow, "customer-42", Duration.ofMinutes(1)));
+            Future<Decision> b = pool.submit(() -> waiter.tryAcquire(slow, "customer-42", Duration.ofMinutes(1)));
+
+            assertThat(a.get(20, TimeUnit.SECONDS).allowed()).isTrue();
+            assertThat(b.get(20, TimeUnit.SECONDS).allowed()).isTrue();
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     /** Starts a thread named {@code name} that waits for one permit and records what it got. */

@@ -37,18 +37,7 @@ class WaiterLineTest {
     private final RateLimiter partner = MemoryStore.builder().clock(clock).build()
             .limiter(Limit.of("partner", TokenBucket.perSecond(1, 1)));
     private final AtomicInteger storeCalls = new AtomicInteger();
-    private final RateLimiter counted = new RateLimiter() {
-        @Override
-        public Limit limit() {
-            return partner.limit();
-        }
-
-        @Override
-        public Decision tryAcquire(String key, long cost) {
-            storeCalls.incrementAndGet();
-            return partner.tryAcquire(key, cost);
-        }
-    };
+    private final RateLimiter counted = WaiterTest.counting(partner, storeCalls);
     private final Map<String, Object> outcomes = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<String> served = new ConcurrentLinkedQueue<>();
     private final List<Thread> threads = new ArrayList<>();

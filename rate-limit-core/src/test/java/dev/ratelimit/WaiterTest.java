@@ -137,8 +137,8 @@ class WaiterTest {
         assertThat(partner.tryAcquire("customer-42").remaining()).as("the burst is whole").isEqualTo(1);
     }
 
-    /** {@code limiter}, counting its attempts (shared with {@link WaiterLineTest}). */
-    static RateLimiter counting(RateLimiter limiter, AtomicInteger attempts) {
+    /** {@code limiter}, counting its attempts. */
+    private static RateLimiter counting(RateLimiter limiter, AtomicInteger attempts) {
         return new RateLimiter() {
             @Override
             public Limit limit() {

@@ -25,12 +25,15 @@ public interface Clock {
     long nowMicros();
 
     /**
-     * A monotonic clock anchored to the wall clock once, at creation: it reads
-     * {@code System.nanoTime()} and never jumps when the wall clock is adjusted.
+     * The monotonic system clock: {@code System.nanoTime()} anchored to the wall clock once per JVM, so
+     * it never jumps when the wall clock is adjusted. Every call returns the same clock, so a filter
+     * and a store that each take {@code Clock.system()} read the same time: two clocks anchored
+     * separately would differ by the microseconds between their anchors, enough to push an
+     * epoch-aligned reset into the next second.
      *
-     * @return a new clock, anchored now
+     * @return the system clock
      */
     static Clock system() {
-        return new SystemClock();
+        return SystemClock.INSTANCE;
     }
 }

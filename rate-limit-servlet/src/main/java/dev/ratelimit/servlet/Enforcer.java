@@ -57,6 +57,9 @@ final class Enforcer {
         }
     }
 
+    /** A decision this quick (1 ms) is timed by the reading before it: see {@link #resetBase}. */
+    static final long PROMPT_MICROS = 1_000;
+
     private final Endpoints endpoints;
     private final AllowlistMatcher allowlist;
     private final ClientIdResolver clients;
@@ -248,9 +251,9 @@ final class Enforcer {
         }
         Binding binding = bindings[rule < 0 ? unmatched : rule];
         request.setAttribute(counted, Boolean.TRUE);
-        // Read before the store decides: its reset times are relative to its own reading, and adding
-        // them to a later one would push an epoch-aligned window's end into the next second.
-        long now = clock.nowMicros();
+        // Read before and after the store decides: its reset times are relative to its own reading,
+        // somewhere between the two.
+        long before = clock.nowMicros();
         Decision decision;
         try {
             decision = binding.limiter().tryAcquire(ipv6Networks.countedId(clientId), binding.cost());
@@ -262,12 +265,25 @@ final class Enforcer {
             throw new IllegalStateException(binding.limiter().getClass().getName() + " returned "
                     + (decision == null ? "no decision" : "a decision without a verdict, source or policy"));
         }
+        long after = clock.nowMicros();
         boolean shadowed = shadow || binding.shadow();
         if (listener != RateLimitListener.NONE) {
             notifyListener(new DecisionEvent(tier, binding.endpoint(), binding.limiter().limit(), decision, shadowed,
-                    clock.nowMicros() - now));
+                    after - before));
         }
-        return answer(request, response, tier, binding, decision, now, shadowed);
+        return answer(request, response, tier, binding, decision, resetBase(before, after), shadowed);
+    }
+
+    /**
+     * The reading that {@code X-RateLimit-Reset} adds the decision's reset time to. The store read its
+     * clock between {@code before} and {@code after}. A quick decision uses {@code before}: adding the
+     * reset to a later reading would push an epoch-aligned window's end into the next second, and it is
+     * early by less than {@link #PROMPT_MICROS}. A slow one (queued behind a Redis connection, a pool,
+     * a reconnect) uses {@code after}, so the header is late by the time the answer took to come back
+     * rather than early by the time the question waited: a client that waits for it is not refused.
+     */
+    static long resetBase(long before, long after) {
+        return after - before <= PROMPT_MICROS ? before : after;
     }
 
     /**

@@ -1,9 +1,14 @@
 package dev.ratelimit.servlet;
 
+import dev.ratelimit.Decision;
+import dev.ratelimit.Limit;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.Policy;
+import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.RateLimiter;
 import dev.ratelimit.config.EndpointRule;
 import dev.ratelimit.config.RateLimitConfig;
+import dev.ratelimit.store.memory.MemoryStore;
 import dev.ratelimit.servlet.headers.HeaderStyle;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -109,6 +114,32 @@ class HeadersTest {
         HttpResponse<String> response = server.send("POST", "/api/login", "X-API-Key", "sk-pro-abc");
 
         // The window ends at 00:01:00 exactly; a second later would tell the client to wait for nothing.
+        assertThat(rateLimitHeaders(response)).containsEntry("X-RateLimit-Reset", String.valueOf(EPOCH + 60));
+    }
+
+    @Test
+    void givesTheWindowsEndAsResetWhenTheDecisionWaitedSecondsForTheStore() {
+        // A Redis call queued behind a reconnect: the store reads its clock 5 s after the filter asked.
+        MemoryStore memory = MemoryStore.builder().clock(clock).build();
+        RateLimitStore queued = limit -> new RateLimiter() {
+            private final RateLimiter inner = memory.limiter(limit);
+
+            @Override
+            public Limit limit() {
+                return limit;
+            }
+
+            @Override
+            public Decision tryAcquire(String key, long cost) {
+                clock.advance(Duration.ofSeconds(5));
+                return inner.tryAcquire(key, cost);
+            }
+        };
+        start(RateLimitFilter.builder().store(queued));
+
+        HttpResponse<String> response = server.send("POST", "/api/login", "X-API-Key", "sk-pro-abc");
+
+        // The window still ends at 00:01:00; 00:00:55 would send the client back to a refusal.
         assertThat(rateLimitHeaders(response)).containsEntry("X-RateLimit-Reset", String.valueOf(EPOCH + 60));
     }
 

@@ -135,9 +135,9 @@ public final class LimitHeaders {
      * @param style             which fields to write
      * @param tier              the client's tier, for {@code X-RateLimit-Tier}
      * @param decision          the decision, of this limit
-     * @param nowMicros         the clock's reading just before the store decided: the decision's reset
-     *                          time is relative to it (a later reading pushes an epoch-aligned reset
-     *                          into the next second)
+     * @param nowMicros         the clock's reading the decision's reset time is relative to: the
+     *                          store's own, or one taken just before it decided (a later one pushes an
+     *                          epoch-aligned reset into the next second)
      * @param retryAfterSeconds the {@code Retry-After} to send (then also {@code RateLimit}'s {@code t}),
      *                          or 0 for none
      */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.ser.DefaultSerializerProvider;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.http.HttpServletRequest;
@@ -20,6 +21,20 @@ public final class ProblemWriter {
 
     // ASCII-only JSON: the same bytes whatever charset a writer the application took encodes in.
     private final ObjectMapper mapper = JsonMapper.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
+
+    /**
+     * A writer whose serializer is ready: Jackson builds it on first use, loading and introspecting
+     * classes for tens of milliseconds, which is start-up work, not the first refused client's (on a
+     * virtual thread, class initialization also pins its carrier).
+     */
+    public ProblemWriter() {
+        json(Problem.unavailable("warm-up", "warm-up", 1));
+    }
+
+    /** How many serializers the writer holds ready, for tests. */
+    int readySerializers() {
+        return ((DefaultSerializerProvider) mapper.getSerializerProvider()).cachedSerializersCount();
+    }
 
     /**
      * The JSON of {@code problem}.

@@ -10,6 +10,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ProblemWriterTest {
 
     @Test
+    void buildsItsSerializerWhenCreatedSoTheFirstRefusalDoesNotPayForIt() {
+        ProblemWriter writer = new ProblemWriter();
+        int ready = writer.readySerializers();
+
+        writer.json(Problem.rateLimited("free", "scan", "burst", 10, 3));
+
+        assertThat(ready).isPositive();
+        assertThat(writer.readySerializers()).isEqualTo(ready);
+    }
+
+    @Test
     void writesAsciiOnlyJsonSoAWriterOfAnyCharsetSendsTheSameBytes() throws Exception {
         // A refusal on a dispatch after the application took its writer goes through that writer, whose
         // charset (often ISO-8859-1) was fixed before: a custom resolver's detail must survive it.

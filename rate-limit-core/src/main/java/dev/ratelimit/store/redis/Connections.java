@@ -76,7 +76,7 @@ final class Connections implements AutoCloseable {
      * store fail with a bare NoClassDefFoundError when Jedis is missing, before {@link JedisVersion} can say so.
      */
     void time(String routingKey) {
-        client().sendCommand(routingKey, Protocol.Command.TIME);
+        client().executeCommand(new RoutedCommand(routingKey, Protocol.Command.TIME));
     }
 
     /** Whether {@link #close()} was called. */

@@ -187,7 +187,7 @@ final class FunctionLibrary {
      */
     private void send(UnifiedJedis redis, String sampleKey) {
         try {
-            redis.sendCommand(sampleKey, Protocol.Command.FUNCTION, "LOAD", "REPLACE", source);
+            redis.executeCommand(new RoutedCommand(sampleKey, Protocol.Command.FUNCTION, "LOAD", "REPLACE", source));
         } catch (JedisBroadcastException e) {
             RuntimeException failure = null;
             boolean loaded = false;

@@ -2,9 +2,9 @@ package dev.ratelimit.store.redis;
 
 import dev.ratelimit.ManualClock;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.commands.ProtocolCommand;
 import redis.clients.jedis.exceptions.JedisBroadcastException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.providers.PooledConnectionProvider;
@@ -52,7 +52,7 @@ class FunctionLibraryLoginTest {
     private static UnifiedJedis answering(RuntimeException reply) {
         return new UnifiedJedis(new PooledConnectionProvider(new HostAndPort("127.0.0.1", 1)), 1, Duration.ofMillis(100)) {
             @Override
-            public Object sendCommand(String sampleKey, ProtocolCommand cmd, String... args) {
+            public Object executeCommand(CommandArguments args) {
                 throw reply;
             }
         };

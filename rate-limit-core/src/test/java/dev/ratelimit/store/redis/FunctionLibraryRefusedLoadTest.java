@@ -9,9 +9,9 @@ import dev.ratelimit.Source;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.commands.ProtocolCommand;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 import java.time.Duration;
@@ -49,7 +49,7 @@ class FunctionLibraryRefusedLoadTest {
         }
 
         @Override
-        public Object sendCommand(String sampleKey, ProtocolCommand cmd, String... args) {
+        public Object executeCommand(CommandArguments args) {
             loads.incrementAndGet();
             try {
                 releaseLoad.await(10, TimeUnit.SECONDS);

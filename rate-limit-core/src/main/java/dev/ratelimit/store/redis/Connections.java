@@ -88,39 +88,51 @@ final class Connections implements AutoCloseable {
      * The client, creating it if needed; throws whatever creating it throws. One thread creates
      * (which may wait for timeouts on every seed node or sentinel) while concurrent callers wait for
      * that attempt and share its outcome: each caller waits for at most one attempt, however many
-     * arrive together, rather than for one attempt per caller queued ahead of it.
+     * arrive together, rather than for one attempt per caller queued ahead of it. An attempt ended by
+     * the creating thread's interrupt is that thread's alone: the callers waiting for it try again.
      */
     UnifiedJedis client() {
         UnifiedJedis c = client;
         if (c != null) {
             return c;
         }
-        CompletableFuture<UnifiedJedis> attempt;
-        boolean mine = false;
-        synchronized (this) {
-            if (closed) {
-                throw new IllegalStateException("the Redis store is closed");
+        while (true) {
+            CompletableFuture<UnifiedJedis> attempt;
+            boolean mine = false;
+            synchronized (this) {
+                if (closed) {
+                    throw new IllegalStateException("the Redis store is closed");
+                }
+                if (client != null) {
+                    return client;
+                }
+                if (creating == null) {
+                    creating = new CompletableFuture<>();
+                    mine = true;
+                }
+                attempt = creating;
             }
-            if (client != null) {
-                return client;
+            if (mine) {
+                create(attempt);
             }
-            if (creating == null) {
-                creating = new CompletableFuture<>();
-                mine = true;
+            try {
+                return attempt.join();
+            } catch (CompletionException e) {
+                if (e.getCause() instanceof CancelledAttempt cancelled) {
+                    if (mine) {
+                        throw cancelled.failure();
+                    }
+                    continue; // the creating thread was interrupted: create it again, perhaps here
+                }
+                throw e.getCause() instanceof RuntimeException r ? r : e;
             }
-            attempt = creating;
-        }
-        if (mine) {
-            create(attempt);
-        }
-        try {
-            return attempt.join();
-        } catch (CompletionException e) {
-            throw e.getCause() instanceof RuntimeException r ? r : e;
         }
     }
 
-    /** Creates the client outside the lock and completes {@code attempt} with it or with the failure. */
+    /**
+     * Creates the client outside the lock and completes {@code attempt} with it or with the failure
+     * (a {@link CancelledAttempt} when this thread's interrupt ended it).
+     */
     private void create(CompletableFuture<UnifiedJedis> attempt) {
         Created created;
         try {
@@ -129,7 +141,7 @@ final class Connections implements AutoCloseable {
             synchronized (this) {
                 creating = null;
             }
-            attempt.completeExceptionally(e);
+            attempt.completeExceptionally(e instanceof RuntimeException r && RedisRateLimiter.isCancellation(r) ? new CancelledAttempt(r) : e);
             return;
         }
         boolean closedMeanwhile;

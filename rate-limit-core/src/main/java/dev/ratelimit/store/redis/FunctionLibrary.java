@@ -142,39 +142,46 @@ final class FunctionLibrary {
      * the library still missing and is made as EVAL (see DecisionScript), and the next call loads it there.
      */
     private void load(UnifiedJedis redis, String sampleKey, long loadsBefore) {
-        CompletableFuture<Void> attempt;
-        boolean mine = false;
-        synchronized (this) {
-            if (loads != loadsBefore) {
-                return;
+        while (true) {
+            CompletableFuture<Void> attempt;
+            boolean mine = false;
+            synchronized (this) {
+                if (loads != loadsBefore) {
+                    return;
+                }
+                if (loading == null) {
+                    loading = new CompletableFuture<>();
+                    mine = true;
+                }
+                attempt = loading;
             }
-            if (loading == null) {
-                loading = new CompletableFuture<>();
-                mine = true;
-            }
-            attempt = loading;
-        }
-        if (mine) {
-            try {
-                send(redis, sampleKey);
-            } catch (RuntimeException | Error failed) {
+            if (mine) {
+                try {
+                    send(redis, sampleKey);
+                } catch (RuntimeException | Error failed) {
+                    synchronized (this) {
+                        loading = null;
+                    }
+                    // A load ended by this thread's interrupt is this thread's alone: the waiters load again.
+                    attempt.completeExceptionally(failed instanceof RuntimeException r && RedisRateLimiter.isCancellation(r)
+                            ? new CancelledAttempt(r) : failed);
+                    throw failed;
+                }
                 synchronized (this) {
+                    loads++;
                     loading = null;
                 }
-                attempt.completeExceptionally(failed);
-                throw failed;
+                attempt.complete(null);
+                return;
             }
-            synchronized (this) {
-                loads++;
-                loading = null;
+            try {
+                attempt.join();
+                return;
+            } catch (CompletionException e) {
+                if (!(e.getCause() instanceof CancelledAttempt)) {
+                    throw e.getCause() instanceof RuntimeException r ? r : e;
+                }
             }
-            attempt.complete(null);
-            return;
-        }
-        try {
-            attempt.join();
-        } catch (CompletionException e) {
-            throw e.getCause() instanceof RuntimeException r ? r : e;
         }
     }
 

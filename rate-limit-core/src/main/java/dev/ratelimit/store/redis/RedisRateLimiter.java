@@ -264,16 +264,25 @@ final class RedisRateLimiter implements RateLimiter {
 
     /**
      * Whether {@code e} failed the call because the calling thread was interrupted: a wait for a pooled
-     * connection interrupted, or a virtual thread's socket closed by its interrupt. Not a failing Redis.
+     * connection interrupted, or a virtual thread's socket closed by its interrupt (for a cluster client
+     * being created, a seed node's failure suppressed under Jedis' own). Not a failing Redis.
      */
     static boolean isCancellation(Throwable e) {
         // A socket closed by an interrupt leaves the thread's interrupt status set; an interrupted wait
         // for a connection has cleared it.
-        boolean interrupted = Thread.currentThread().isInterrupted();
-        for (Throwable t = e; t != null; t = t.getCause()) {
+        return isCancellation(e, Thread.currentThread().isInterrupted(), 0);
+    }
+
+    private static boolean isCancellation(Throwable e, boolean interrupted, int depth) {
+        for (Throwable t = e; t != null && depth < 8; t = t.getCause(), depth++) {
             if (t instanceof InterruptedException || interrupted && (t instanceof java.nio.channels.ClosedByInterruptException
                     || t instanceof java.net.SocketException && "Closed by interrupt".equals(t.getMessage()))) {
                 return true;
+            }
+            for (Throwable suppressed : t.getSuppressed()) {
+                if (isCancellation(suppressed, interrupted, depth + 1)) {
+                    return true;
+                }
             }
         }
         return false;

@@ -7,13 +7,17 @@ import dev.ratelimit.Policy;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Source;
+import dev.ratelimit.StoreHealth;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.testing.RedisCluster;
 import dev.ratelimit.testing.RedisServer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
 import redis.clients.jedis.exceptions.JedisException;
 
 import java.io.IOException;
@@ -97,6 +101,50 @@ class RedisClusterClientCreationTest {
                     .untilAsserted(() -> assertThat(storeConnections()).isZero());
         } finally {
             caller.shutdownNow();
+        }
+    }
+
+    @Test
+    @Tag("virtual-threads")
+    @EnabledForJreRange(min = JRE.JAVA_21, disabledReason = "virtual threads need Java 21+: run with -DvirtualThreadsJvm=<a Java 21+ java> (as .ci/run does)")
+    void aCreationCancelledByItsThreadsInterruptIsCreatedAgainForTheCallersWaitingForIt() throws Exception {
+        // On a virtual thread, the interrupt closes the creator's socket to the seed: the creator was
+        // cancelled, Redis did not fail, and the callers waiting for that creation must not share it.
+        List<Throwable> errors = new CopyOnWriteArrayList<>();
+        RateLimitListener listener = new RateLimitListener() {
+            @Override
+            public void onStoreError(Throwable error) {
+                errors.add(error);
+            }
+        };
+        ExecutorService virtualThreads = (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+        ExecutorService platformThreads = Executors.newSingleThreadExecutor();
+        try (SeedProxy seed = new SeedProxy(cluster.currentMasters().get(0).port(), SeedProxy.Mode.HOLD);
+             RedisStore store = store(seed, listener)) {
+            RateLimiter limiter = store.limiter(LIMIT);
+            List<Thread> threads = new CopyOnWriteArrayList<>();
+            Future<Decision> creator = virtualThreads.submit(() -> {
+                threads.add(Thread.currentThread());
+                return limiter.tryAcquire("creator");
+            });
+            assertThat(seed.held.await(10, TimeUnit.SECONDS)).as("the creation reached the seed").isTrue();
+            Future<Decision> waiter = platformThreads.submit(() -> {
+                threads.add(Thread.currentThread());
+                return limiter.tryAcquire("waiter");
+            });
+            Awaitility.await().atMost(Duration.ofSeconds(10))
+                    .until(() -> threads.size() == 2 && threads.get(1).getState() == Thread.State.WAITING);
+
+            threads.get(0).interrupt();
+            assertThat(creator.get(10, TimeUnit.SECONDS).source()).as("cancelled: the failure mode's answer").isEqualTo(Source.FAIL_CLOSED);
+            seed.relay();
+
+            assertThat(waiter.get(10, TimeUnit.SECONDS).source()).as("the waiter's own creation").isEqualTo(Source.STORE);
+            assertThat(errors).as("store errors").isEmpty();
+            assertThat(store.health()).isEqualTo(StoreHealth.UP);
+        } finally {
+            virtualThreads.shutdownNow();
+            platformThreads.shutdownNow();
         }
     }
 

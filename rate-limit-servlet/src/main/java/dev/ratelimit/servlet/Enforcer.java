@@ -57,8 +57,8 @@ final class Enforcer {
         }
     }
 
-    /** A decision this quick (1 ms) is timed by the reading before it: see {@link #resetBase}. */
-    static final long PROMPT_MICROS = 1_000;
+    /** How early {@code X-RateLimit-Reset} may be, at most (1 ms): see {@link #resetBase}. */
+    static final long RESET_SLACK_MICROS = 1_000;
 
     private final Endpoints endpoints;
     private final AllowlistMatcher allowlist;
@@ -276,14 +276,15 @@ final class Enforcer {
 
     /**
      * The reading that {@code X-RateLimit-Reset} adds the decision's reset time to. The store read its
-     * clock between {@code before} and {@code after}. A quick decision uses {@code before}: adding the
-     * reset to a later reading would push an epoch-aligned window's end into the next second, and it is
-     * early by less than {@link #PROMPT_MICROS}. A slow one (queued behind a Redis connection, a pool,
-     * a reconnect) uses {@code after}, so the header is late by the time the answer took to come back
-     * rather than early by the time the question waited: a client that waits for it is not refused.
+     * clock somewhere between {@code before} and {@code after}: the later the reading, the later the
+     * reset, and only {@code after} is never early. But adding the reset to a reading even a microsecond
+     * later than the store's pushes an epoch-aligned window's end into the next second, so the reading is
+     * {@code after} less {@link #RESET_SLACK_MICROS}, and no earlier than {@code before}: at most 1 ms early,
+     * however long the decision waited (queued behind a Redis connection, a pool, a reconnect), and exact
+     * for a window's end unless the answer took over 1 ms to come back.
      */
     static long resetBase(long before, long after) {
-        return after - before <= PROMPT_MICROS ? before : after;
+        return Math.max(before, after - RESET_SLACK_MICROS);
     }
 
     /**

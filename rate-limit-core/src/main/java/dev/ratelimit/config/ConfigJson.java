@@ -112,22 +112,24 @@ final class ConfigJson {
         JsonNode tiersNode = required(root, "", "tiers");
         requireObject(tiersNode, "tiers");
         Map<String, Map<String, Limit>> tiers = new LinkedHashMap<>();
-        for (Iterator<Map.Entry<String, JsonNode>> it = tiersNode.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> tier = it.next();
-            String tierPath = "tiers." + tier.getKey();
-            requireObject(tier.getValue(), tierPath);
+        // fieldNames(), not fields() (deprecated since Jackson 2.19) or properties() (only from 2.15).
+        for (Iterator<String> it = tiersNode.fieldNames(); it.hasNext(); ) {
+            String tier = it.next();
+            String tierPath = "tiers." + tier;
+            JsonNode tierNode = tiersNode.get(tier);
+            requireObject(tierNode, tierPath);
             Map<String, Limit> limits = new LinkedHashMap<>();
-            for (Iterator<Map.Entry<String, JsonNode>> eit = tier.getValue().fields(); eit.hasNext(); ) {
-                Map.Entry<String, JsonNode> endpoint = eit.next();
-                limits.put(endpoint.getKey(), limit(endpoint.getKey(), endpoint.getValue(), tierPath + "." + endpoint.getKey()));
+            for (Iterator<String> eit = tierNode.fieldNames(); eit.hasNext(); ) {
+                String endpoint = eit.next();
+                limits.put(endpoint, limit(endpoint, tierNode.get(endpoint), tierPath + "." + endpoint));
             }
-            tiers.put(tier.getKey(), limits);
+            tiers.put(tier, limits);
         }
         Map<String, String> prefixes = new LinkedHashMap<>();
         if (root.has("tierPrefixes")) {
             JsonNode node = root.get("tierPrefixes");
             requireObject(node, "tierPrefixes");
-            node.fields().forEachRemaining(e -> prefixes.put(e.getKey(), text(e.getValue(), "tierPrefixes." + e.getKey())));
+            node.fieldNames().forEachRemaining(name -> prefixes.put(name, text(node.get(name), "tierPrefixes." + name)));
         }
         List<EndpointRule> endpoints = new ArrayList<>();
         if (root.has("endpoints")) {

@@ -27,7 +27,6 @@ import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
@@ -335,8 +334,7 @@ class ConfigJsonProperties {
 
     private static void collect(JsonNode node, List<Object[]> slots) {
         if (node.isObject()) {
-            for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
+            for (Map.Entry<String, JsonNode> e : node.properties()) {
                 slots.add(new Object[] {node, e.getKey()});
                 collect(e.getValue(), slots);
             }

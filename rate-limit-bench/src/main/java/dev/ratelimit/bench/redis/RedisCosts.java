@@ -250,9 +250,7 @@ public final class RedisCosts {
         work.run();
         Map<String, long[]> stats = commandStats(admin.info("commandstats"));
         double micros = 0;
-        var sent = into.path("sentCounts").fields();
-        while (sent.hasNext()) {
-            var command = sent.next();
+        for (var command : into.path("sentCounts").properties()) {
             long[] stat = stats.get(command.getKey());
             if (stat != null && stat[0] > 0 && !NOT_DECISIONS.contains(command.getKey())) {
                 micros += command.getValue().asDouble() / decisions * (stat[1] / (double) stat[0]);

@@ -25,7 +25,7 @@ record JmhResult(String benchmark, Map<String, String> params, int threads, doub
         String full = node.path("benchmark").asText();
         int cut = full.lastIndexOf('.', full.lastIndexOf('.') - 1);
         Map<String, String> params = new LinkedHashMap<>();
-        node.path("params").fields().forEachRemaining(e -> params.put(e.getKey(), e.getValue().asText()));
+        node.path("params").properties().forEach(e -> params.put(e.getKey(), e.getValue().asText()));
         JsonNode primary = node.path("primaryMetric");
         JsonNode secondary = node.path("secondaryMetrics");
         String settings = "forks " + node.path("forks").asInt()

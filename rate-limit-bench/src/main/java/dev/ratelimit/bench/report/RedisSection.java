@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.ratelimit.bench.redis.RedisContenderKind;
 
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -201,9 +200,7 @@ final class RedisSection {
     /** {@code evalsha 1} style summary of per-decision command counts. */
     private static String commands(JsonNode sent) {
         List<String> parts = new ArrayList<>();
-        Iterator<Map.Entry<String, JsonNode>> it = sent.fields();
-        while (it.hasNext()) {
-            Map.Entry<String, JsonNode> e = it.next();
+        for (Map.Entry<String, JsonNode> e : sent.properties()) {
             parts.add(e.getKey().toUpperCase(java.util.Locale.ROOT) + " " + Markdown.number(e.getValue().asDouble()));
         }
         return String.join(", ", parts);

@@ -400,7 +400,7 @@ class BenchmarksReportTest {
                     "contender", "OURS_TOKEN_BUCKET", "shape", "UNIFORM_100K", "keys", "PREGENERATED");
             jmh(all, "memory.InMemoryBenchmark.decide", 1, 0, 0, 0,
                     "contender", "BUCKET4J", "shape", "UNIFORM_100K", "keys", "PREGENERATED")
-                    .with("primaryMetric").put("score", bucket4j[round - 1]);
+                    .withObjectProperty("primaryMetric").put("score", bucket4j[round - 1]);
             JSON.writeValue(dir.resolve("rounds/memory-r" + round + "-UNIFORM_100K-PREGENERATED.json").toFile(), all);
         }
 

@@ -51,7 +51,8 @@ public final class Main {
             }
             ExampleServer server = ExampleServer.start(ExampleApp.create(options, clock));
             Logger log = LoggerFactory.getLogger("dev.ratelimit.example");
-            log.info(StartupBanner.render(server.uri(), server.app().storeDescription(), options.config(), options.configSource()));
+            log.info(StartupBanner.render(server.uri(), server.app().storeDescription(), options.config(), options.configSource(),
+                    options.trustedProxies()));
             server.app().storeWarning().ifPresent(log::warn);
             return new Launch(server, 0);
         } catch (OptionException | InvalidConfigurationException e) {

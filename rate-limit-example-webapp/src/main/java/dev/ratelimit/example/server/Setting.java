@@ -12,7 +12,7 @@ public enum Setting {
     HOST("RATE_LIMIT_HOST", "0.0.0.0", "address to listen on"),
     REDIS_URL("REDIS_URL", "unset: in-memory store",
             "share limits through Redis: redis://[user:password@]host:port[/db], rediss://... for TLS, "
-                    + "redis-cluster://host1:port1,host2:port2, rediss-cluster://... for TLS, redis-sentinel://host1:port1[,host2:port2]/master[/db]"),
+                    + "redis-cluster://host1:port1,host2:port2, rediss-cluster://... for TLS, redis-sentinel://[user:password@]host1:port1[,host2:port2]/master[/db]"),
     CONFIG("RATE_LIMIT_CONFIG", "the bundled free/pro/enterprise tiers", "a JSON file replacing the bundled tiers"),
     FAILURE_MODE("RATE_LIMIT_FAILURE_MODE", "LOCAL_FALLBACK with Redis, else FAIL_OPEN",
             "when Redis (or anything else) cannot decide: FAIL_OPEN (allow), FAIL_CLOSED (503), LOCAL_FALLBACK "
@@ -21,7 +21,7 @@ public enum Setting {
             "LOCAL_FALLBACK's share of each limit per instance, in (0, 1], e.g. 0.5 for two instances; Redis only"),
     REDIS_TIMEOUT("RATE_LIMIT_REDIS_TIMEOUT", "100ms", "Redis connect and read timeout, 1ms to 60s; Redis only"),
     REDIS_KEY_PREFIX("RATE_LIMIT_REDIS_KEY_PREFIX", "rl:",
-            "prefix of every Redis key, so that deployments sharing one Redis database keep apart; up to 64 printable "
+            "prefix of every Redis key, so that deployments sharing one Redis database keep apart; 1 to 64 printable "
                     + "characters, no spaces or braces; Redis only"),
     REDIS_CLIENT_KEY_SECRET("RATE_LIMIT_REDIS_CLIENT_KEY_SECRET", "none: plain SHA-256",
             "hash client ids in Redis keys with HMAC-SHA-256 under this secret (16+ characters, the same on every "

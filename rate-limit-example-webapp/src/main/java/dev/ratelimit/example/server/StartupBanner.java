@@ -15,7 +15,8 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * The start-up log: where the app listens, the store in use and every tier's limits as a table.
+ * The start-up log: where the app listens, the store in use, every tier's limits as a table, and whose
+ * {@code X-Forwarded-For} is believed.
  * <pre>
  * rate-limit example listening on http://localhost:8080
  *   store:  in memory (this instance only; set REDIS_URL to share limits between instances)
@@ -30,7 +31,7 @@ final class StartupBanner {
     private StartupBanner() {
     }
 
-    static String render(URI uri, String store, RateLimitConfig config, String configSource) {
+    static String render(URI uri, String store, RateLimitConfig config, String configSource, List<String> trustedProxies) {
         StringBuilder s = new StringBuilder("rate-limit example listening on ").append(uri).append('\n');
         s.append("  store:  ").append(store).append('\n');
         s.append("  config: ").append(configSource).append('\n');
@@ -71,6 +72,10 @@ final class StartupBanner {
             s.append("  tiers by API key prefix (X-API-Key): ").append(prefixes(config))
                     .append("; other keys and no key: ").append(config.defaultTier()).append('\n');
         }
+        s.append("  client addresses: ").append(trustedProxies.isEmpty()
+                ? "the connection's peer (X-Forwarded-For ignored; behind a proxy, set RATE_LIMIT_TRUSTED_PROXIES)"
+                : "from X-Forwarded-For when the peer is a trusted proxy (" + String.join(", ", trustedProxies) + "), else the peer")
+                .append('\n');
         tryLine(uri, config).ifPresent(line -> s.append("  try: ").append(line).append('\n'));
         s.append("  watch: ").append(uri).append("/dashboard (live charts), ").append(uri).append("/metrics (Prometheus)");
         return s.toString();

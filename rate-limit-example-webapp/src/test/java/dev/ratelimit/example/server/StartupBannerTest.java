@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -16,7 +17,7 @@ class StartupBannerTest {
     @Test
     void showsTheUrlTheStoreAndTheBundledTiersAsATable() {
         String banner = StartupBanner.render(URI.create("http://localhost:8080"), "in memory (this instance only)",
-                RateLimitConfig.defaults(), "bundled free/pro/enterprise tiers");
+                RateLimitConfig.defaults(), "bundled free/pro/enterprise tiers", List.of());
 
         assertThat(banner.replace(System.lineSeparator(), "\n")).isEqualTo("""
                 rate-limit example listening on http://localhost:8080
@@ -34,12 +35,13 @@ class StartupBannerTest {
                   enterprise  login     POST /api/login   fixed window 200/1m
                   unmatched /api paths: unlimited; never limited: /health
                   tiers by API key prefix (X-API-Key): sk-free-* free, sk-pro-* pro, sk-ent-* enterprise; other keys and no key: free
+                  client addresses: the connection's peer (X-Forwarded-For ignored; behind a proxy, set RATE_LIMIT_TRUSTED_PROXIES)
                   try: curl -i -H 'X-API-Key: sk-free-demo' http://localhost:8080/api/scan
                   watch: http://localhost:8080/dashboard (live charts), http://localhost:8080/metrics (Prometheus)""");
     }
 
     private static String render(RateLimitConfig config) {
-        return StartupBanner.render(URI.create("http://localhost:8080"), "in memory", config, "c.json")
+        return StartupBanner.render(URI.create("http://localhost:8080"), "in memory", config, "c.json", List.of())
                 .replace(System.lineSeparator(), "\n");
     }
 
@@ -74,6 +76,15 @@ class StartupBannerTest {
                   unmatched /api paths: fixed window 3/1m
                   every client (any X-API-Key, or none) is in tier free
                 """).doesNotContain("tier  endpoint").doesNotContain("prefix").doesNotContain("try:");
+    }
+
+    @Test
+    void namesTheTrustedProxiesWhoseForwardedAddressesAreBelieved() {
+        String banner = StartupBanner.render(URI.create("http://localhost:8080"), "in memory", RateLimitConfig.defaults(), "c.json",
+                List.of("10.0.0.0/8", "127.0.0.1"));
+
+        assertThat(banner).contains("  client addresses: from X-Forwarded-For when the peer is a trusted proxy (10.0.0.0/8, 127.0.0.1), else the peer"
+                + System.lineSeparator());
     }
 
     @Test

@@ -57,8 +57,8 @@ final class Enforcer {
         }
     }
 
-    /** How early {@code X-RateLimit-Reset} may be, at most (1 ms): see {@link #resetBase}. */
-    static final long RESET_SLACK_MICROS = 1_000;
+    /** How early {@code X-RateLimit-Reset} may be after a slow decision, at most (0.5 s): see {@link #resetBase}. */
+    static final long RESET_SLACK_MICROS = 500_000;
 
     private final Endpoints endpoints;
     private final AllowlistMatcher allowlist;
@@ -276,12 +276,14 @@ final class Enforcer {
 
     /**
      * The reading that {@code X-RateLimit-Reset} adds the decision's reset time to. The store read its
-     * clock somewhere between {@code before} and {@code after}: the later the reading, the later the
-     * reset, and only {@code after} is never early. But adding the reset to a reading even a microsecond
-     * later than the store's pushes an epoch-aligned window's end into the next second, so the reading is
-     * {@code after} less {@link #RESET_SLACK_MICROS}, and no earlier than {@code before}: at most 1 ms early,
-     * however long the decision waited (queued behind a Redis connection, a pool, a reconnect), and exact
-     * for a window's end unless the answer took over 1 ms to come back.
+     * clock (or Redis its {@code TIME}) somewhere between {@code before} and {@code after}, nearly always
+     * right after {@code before}: a quick decision uses {@code before}, which keeps an epoch-aligned
+     * window's end exact (adding the reset to a reading even a microsecond later than the store's would
+     * push it into the next second). A decision that took longer than {@link #RESET_SLACK_MICROS} most
+     * likely waited before the store read its clock (queued behind a Redis connection, a pool, a
+     * reconnect), so the reading is {@code after} less that slack: early by at most 0.5 s however long it
+     * waited, where {@code before} would be early by the whole wait. The cost: an answer that took over
+     * 0.5 s to come back after the store decided makes the header late by that much.
      */
     static long resetBase(long before, long after) {
         return Math.max(before, after - RESET_SLACK_MICROS);

@@ -120,8 +120,28 @@ class HeadersTest {
     @Test
     void givesTheWindowsEndAsResetWhenTheDecisionWaitedSecondsForTheStore() {
         // A Redis call queued behind a reconnect: the store reads its clock 5 s after the filter asked.
+        start(RateLimitFilter.builder().store(slowStore(Duration.ofSeconds(5), Duration.ZERO)));
+
+        HttpResponse<String> response = server.send("POST", "/api/login", "X-API-Key", "sk-pro-abc");
+
+        // The window still ends at 00:01:00; 00:00:55 would send the client back to a refusal.
+        assertThat(rateLimitHeaders(response)).containsEntry("X-RateLimit-Reset", String.valueOf(EPOCH + 60));
+    }
+
+    @Test
+    void givesTheWindowsEndAsResetWhenTheAnswerTakesARoundTripToComeBack() {
+        // A Redis round trip of 3 ms: the answer comes back 1.5 ms after Redis read its TIME.
+        start(RateLimitFilter.builder().store(slowStore(Duration.ofNanos(1_500_000), Duration.ofNanos(1_500_000))));
+
+        HttpResponse<String> response = server.send("POST", "/api/login", "X-API-Key", "sk-pro-abc");
+
+        assertThat(rateLimitHeaders(response)).containsEntry("X-RateLimit-Reset", String.valueOf(EPOCH + 60));
+    }
+
+    /** An in-memory store on {@link #clock} whose decisions wait {@code before} deciding and {@code after} it. */
+    private RateLimitStore slowStore(Duration before, Duration after) {
         MemoryStore memory = MemoryStore.builder().clock(clock).build();
-        RateLimitStore queued = limit -> new RateLimiter() {
+        return limit -> new RateLimiter() {
             private final RateLimiter inner = memory.limiter(limit);
 
             @Override
@@ -131,16 +151,12 @@ class HeadersTest {
 
             @Override
             public Decision tryAcquire(String key, long cost) {
-                clock.advance(Duration.ofSeconds(5));
-                return inner.tryAcquire(key, cost);
+                clock.advance(before);
+                Decision decision = inner.tryAcquire(key, cost);
+                clock.advance(after);
+                return decision;
             }
         };
-        start(RateLimitFilter.builder().store(queued));
-
-        HttpResponse<String> response = server.send("POST", "/api/login", "X-API-Key", "sk-pro-abc");
-
-        // The window still ends at 00:01:00; 00:00:55 would send the client back to a refusal.
-        assertThat(rateLimitHeaders(response)).containsEntry("X-RateLimit-Reset", String.valueOf(EPOCH + 60));
     }
 
     @Test

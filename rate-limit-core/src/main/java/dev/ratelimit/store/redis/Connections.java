@@ -40,7 +40,7 @@ final class Connections implements AutoCloseable {
     private static final long SLOT_MAP_RENEWAL_MICROS = 1_000_000;
 
     /** A client and, for a cluster client made here, its slot map. */
-    private record Created(UnifiedJedis client, ClusterConnectionProvider clusterSlots) {
+    record Created(UnifiedJedis client, ClusterConnectionProvider clusterSlots) {
     }
 
     private final Supplier<Created> factory;
@@ -54,7 +54,8 @@ final class Connections implements AutoCloseable {
     /** The creation under way, if any; guarded by this. */
     private CompletableFuture<UnifiedJedis> creating;
 
-    private Connections(Supplier<Created> factory, UnifiedJedis client, boolean owned) {
+    /** Connections whose client {@code factory} creates on first use; for tests, a factory of their own. */
+    Connections(Supplier<Created> factory, UnifiedJedis client, boolean owned) {
         this.factory = factory;
         this.client = client;
         this.owned = owned;
@@ -89,7 +90,9 @@ final class Connections implements AutoCloseable {
      * (which may wait for timeouts on every seed node or sentinel) while concurrent callers wait for
      * that attempt and share its outcome: each caller waits for at most one attempt, however many
      * arrive together, rather than for one attempt per caller queued ahead of it. An attempt ended by
-     * the creating thread's interrupt is that thread's alone: the callers waiting for it try again.
+     * the creating thread's interrupt is that thread's alone: the callers waiting for it try again (a
+     * waiter interrupted meanwhile gives up instead, with that failure), so a waiter may wait for one
+     * attempt per interrupted creator.
      */
     UnifiedJedis client() {
         UnifiedJedis c = client;
@@ -119,12 +122,12 @@ final class Connections implements AutoCloseable {
                 return attempt.join();
             } catch (CompletionException e) {
                 if (e.getCause() instanceof CancelledAttempt cancelled) {
-                    if (mine) {
-                        throw cancelled.failure();
+                    if (mine || Thread.currentThread().isInterrupted()) {
+                        throw cancelled.failure(); // this thread's cancellation: no attempt of its own
                     }
                     continue; // the creating thread was interrupted: create it again, perhaps here
                 }
-                throw e.getCause() instanceof RuntimeException r ? r : e;
+                throw unwrap(e);
             }
         }
     }
@@ -154,13 +157,29 @@ final class Connections implements AutoCloseable {
             }
         }
         if (closedMeanwhile) {
-            if (owned) {
-                created.client().close();
-            }
+            // The waiters first: a client whose close() throws must not leave them waiting for good.
             attempt.completeExceptionally(new IllegalStateException("the Redis store is closed"));
+            if (owned) {
+                try {
+                    created.client().close();
+                } catch (RuntimeException ignored) {
+                    // a client nobody will use: its connections go with it
+                }
+            }
         } else {
             attempt.complete(created.client());
         }
+    }
+
+    /**
+     * What failed an attempt that concurrent callers share, as itself: its {@code RuntimeException} or
+     * {@code Error} (a missing class, say), which callers tell apart from a failing Redis.
+     */
+    static RuntimeException unwrap(CompletionException e) {
+        if (e.getCause() instanceof Error error) {
+            throw error;
+        }
+        return e.getCause() instanceof RuntimeException r ? r : e;
     }
 
     /**

@@ -178,8 +178,11 @@ final class FunctionLibrary {
                 attempt.join();
                 return;
             } catch (CompletionException e) {
-                if (!(e.getCause() instanceof CancelledAttempt)) {
-                    throw e.getCause() instanceof RuntimeException r ? r : e;
+                if (!(e.getCause() instanceof CancelledAttempt cancelled)) {
+                    throw Connections.unwrap(e);
+                }
+                if (Thread.currentThread().isInterrupted()) {
+                    throw cancelled.failure(); // cancelled here too: no load of its own
                 }
             }
         }

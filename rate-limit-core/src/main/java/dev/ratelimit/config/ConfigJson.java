@@ -1,5 +1,6 @@
 package dev.ratelimit.config;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -33,9 +34,12 @@ final class ConfigJson {
     /**
      * Strict about duplicate fields; never closes the stream it reads: {@link RateLimitConfig#fromJson(InputStream, String)}
      * documents the stream as the caller's (an entry of a {@code ZipInputStream}, say), and the file and classpath readers
-     * close their own.
+     * close their own. No per-thread buffers: a configuration is read once, often on an application server's own thread,
+     * where a buffer Jackson kept for the thread would keep the undeployed application's class loader alive.
      */
-    private static final ObjectMapper MAPPER = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+    private static final ObjectMapper MAPPER = new ObjectMapper(JsonFactory.builder()
+            .disable(JsonFactory.Feature.USE_THREAD_LOCAL_FOR_BUFFER_RECYCLING).build())
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
             .disable(JsonParser.Feature.AUTO_CLOSE_SOURCE);
     private static final Set<String> TOP = Set.of("defaultTier", "tiers", "tierPrefixes", "endpoints", "unmatched", "allowlist", "shadow");
 

@@ -1,17 +1,11 @@
 package dev.ratelimit.servlet.problem;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.json.JsonWriteFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.databind.ser.DefaultSerializerProvider;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
 /** Sends a {@link Problem} as the whole response: its status, {@code application/problem+json}, the JSON body. */
@@ -19,35 +13,78 @@ public final class ProblemWriter {
     /** The RFC 9457 media type. */
     public static final String MEDIA_TYPE = "application/problem+json";
 
-    // ASCII-only JSON: the same bytes whatever charset a writer the application took encodes in.
-    private final ObjectMapper mapper = JsonMapper.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
     /**
-     * A writer whose serializer is ready: Jackson builds it on first use, loading and introspecting
-     * classes for tens of milliseconds, which is start-up work, not the first refused client's (on a
-     * virtual thread, class initialization also pins its carrier).
-     */
-    public ProblemWriter() {
-        json(Problem.unavailable("warm-up", "warm-up", 1));
-    }
-
-    /** How many serializers the writer holds ready, for tests. */
-    int readySerializers() {
-        return ((DefaultSerializerProvider) mapper.getSerializerProvider()).cachedSerializersCount();
-    }
-
-    /**
-     * The JSON of {@code problem}.
+     * The JSON of {@code problem}, written here rather than by Jackson: Jackson's buffer recycling keeps
+     * a buffer per thread, held by the container's threads, which in an application server kept every
+     * undeployed application's class loader (and with it all its classes) alive. A problem is ten flat
+     * members; the members come in the record's order, null ones left out, as Jackson would write them.
      *
      * @param problem the problem
      * @return its JSON, ASCII only (other characters escaped), null members left out
      */
     public byte[] json(Problem problem) {
-        try {
-            return mapper.writeValueAsBytes(problem);
-        } catch (JsonProcessingException e) {
-            throw new UncheckedIOException("a Problem is always serializable", e);
+        StringBuilder json = new StringBuilder(320).append('{');
+        member(json, "type", problem.type());
+        member(json, "title", problem.title());
+        member(json, "status", (long) problem.status());
+        member(json, "detail", problem.detail());
+        member(json, "error", problem.error());
+        member(json, "retry_after", problem.retryAfter());
+        member(json, "tier", problem.tier());
+        member(json, "endpoint", problem.endpoint());
+        member(json, "policy", problem.policy());
+        member(json, "limit", problem.limit());
+        return json.append('}').toString().getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static void member(StringBuilder json, String name, Long value) {
+        if (value != null) {
+            name(json, name).append(value.longValue());
         }
+    }
+
+    private static void member(StringBuilder json, String name, String value) {
+        if (value != null) {
+            string(name(json, name), value);
+        }
+    }
+
+    private static StringBuilder name(StringBuilder json, String name) {
+        if (json.length() > 1) {
+            json.append(',');
+        }
+        return json.append('"').append(name).append("\":");
+    }
+
+    /**
+     * A JSON string of visible ASCII only, so that a writer of any charset sends the same bytes: the
+     * quote and backslash escaped, as is every other character (control, DEL, non-ASCII: each UTF-16
+     * unit as a backslash-u escape of four hex digits), with JSON's short escapes where they exist.
+     */
+    private static void string(StringBuilder json, String value) {
+        json.append('"');
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            switch (c) {
+                case '"' -> json.append("\\\"");
+                case '\\' -> json.append("\\\\");
+                case '\n' -> json.append("\\n");
+                case '\r' -> json.append("\\r");
+                case '\t' -> json.append("\\t");
+                case '\b' -> json.append("\\b");
+                case '\f' -> json.append("\\f");
+                default -> {
+                    if (c >= 0x20 && c < 0x7f) {
+                        json.append(c);
+                    } else {
+                        json.append("\\u").append(HEX[c >> 12 & 0xf]).append(HEX[c >> 8 & 0xf]).append(HEX[c >> 4 & 0xf]).append(HEX[c & 0xf]);
+                    }
+                }
+            }
+        }
+        json.append('"');
     }
 
     /**

@@ -16,6 +16,7 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.providers.ClusterConnectionProvider;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -197,7 +198,11 @@ final class Connections implements AutoCloseable {
      * this store created a cluster client. Never calls Redis.
      */
     HostAndPort nodeTried() {
-        return clusterSlots instanceof NodeRecordingProvider recording ? recording.tried.get() : null;
+        if (clusterSlots instanceof NodeRecordingProvider recording) {
+            InetSocketAddress node = recording.tried.get();
+            return node == null ? null : new HostAndPort(node.getHostString(), node.getPort());
+        }
+        return null;
     }
 
     /** Forgets {@link #nodeTried()} before a call, so that a call that never reached a node names none. */
@@ -207,9 +212,14 @@ final class Connections implements AutoCloseable {
         }
     }
 
-    /** The slot map and node pools of a cluster client, remembering per thread the node each call went to last. */
+    /**
+     * The slot map and node pools of a cluster client, remembering per thread the node each call went to
+     * last: as a JDK type, since the value stays on the caller's thread, often a container's that
+     * outlives the application, where a Jedis {@code HostAndPort} would keep the application's classes
+     * loaded after it was undeployed.
+     */
     private static final class NodeRecordingProvider extends ClusterConnectionProvider {
-        final ThreadLocal<HostAndPort> tried = new ThreadLocal<>();
+        final ThreadLocal<InetSocketAddress> tried = new ThreadLocal<>();
 
         NodeRecordingProvider(Set<HostAndPort> nodes, JedisClientConfig config, GenericObjectPoolConfig<Connection> pool) {
             super(nodes, config, pool);
@@ -220,15 +230,23 @@ final class Connections implements AutoCloseable {
         @Override
         public Connection getConnectionFromSlot(int slot) {
             refuseIfClosed();
-            tried.set(getNode(slot)); // the call routed by its keys' slot
+            remember(getNode(slot)); // the call routed by its keys' slot
             return openOnly(super.getConnectionFromSlot(slot));
         }
 
         @Override
         public Connection getConnection(HostAndPort node) {
             refuseIfClosed();
-            tried.set(node); // the call redirected by MOVED or ASK
+            remember(node); // the call redirected by MOVED or ASK
             return openOnly(super.getConnection(node));
+        }
+
+        private void remember(HostAndPort node) {
+            if (node == null) {
+                tried.remove();
+            } else {
+                tried.set(InetSocketAddress.createUnresolved(node.getHost(), node.getPort()));
+            }
         }
 
         @Override

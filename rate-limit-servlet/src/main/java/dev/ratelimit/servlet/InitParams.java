@@ -213,9 +213,16 @@ final class InitParams {
                 default -> "store";
             };
             String value = name.equals("store") ? RedisParams.maskedUrl(kind) : RedisParams.masked(echoed(name));
+            // The value is named once, before the problem: not again at its end, as the store's own message does.
+            String problem = RedisParams.masked(e.problem());
+            for (String echo : new String[] {", was \"" + value + "\"", ", was " + value}) {
+                if (problem.endsWith(echo)) {
+                    problem = problem.substring(0, problem.length() - echo.length());
+                    break;
+                }
+            }
             // No cause attached: its message might carry the URL's password.
-            throw new ServletException(prefix() + "init-param " + name + "=\"" + value + "\": "
-                    + RedisParams.masked(e.problem()));
+            throw new ServletException(prefix() + "init-param " + name + "=\"" + value + "\": " + problem);
         } catch (IllegalArgumentException e) {
             throw new ServletException(prefix() + "init-param store=\"" + RedisParams.maskedUrl(kind) + "\": "
                     + RedisParams.masked(String.valueOf(e.getMessage())));

@@ -111,7 +111,8 @@ class InitParamsTest {
     void failsInitOnAnInvalidRedisUrlWithoutEchoingItsPassword() {
         String failure = initFailure("store", "redis://:hunter2@127.0.0.1:notaport/0");
 
-        assertThat(failure).contains("init-param store=\"redis://***@127.0.0.1:notaport/0\": ").doesNotContain("hunter2");
+        assertThat(failure).endsWith("init-param store=\"redis://***@127.0.0.1:notaport/0\": has a port that is not a number (must be 1-65535)")
+                .doesNotContain("hunter2");
     }
 
     @Test

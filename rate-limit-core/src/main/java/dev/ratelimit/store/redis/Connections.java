@@ -16,7 +16,6 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.providers.ClusterConnectionProvider;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -198,96 +197,13 @@ final class Connections implements AutoCloseable {
      * this store created a cluster client. Never calls Redis.
      */
     HostAndPort nodeTried() {
-        if (clusterSlots instanceof NodeRecordingProvider recording) {
-            InetSocketAddress node = recording.tried.get();
-            return node == null ? null : new HostAndPort(node.getHostString(), node.getPort());
-        }
-        return null;
+        return clusterSlots instanceof NodeRecordingProvider recording ? recording.tried() : null;
     }
 
     /** Forgets {@link #nodeTried()} before a call, so that a call that never reached a node names none. */
     void forgetNodeTried() {
         if (clusterSlots instanceof NodeRecordingProvider recording) {
-            recording.tried.remove();
-        }
-    }
-
-    /**
-     * The slot map and node pools of a cluster client, remembering per thread the node each call went to
-     * last: as a JDK type, since the value stays on the caller's thread, often a container's that
-     * outlives the application, where a Jedis {@code HostAndPort} would keep the application's classes
-     * loaded after it was undeployed.
-     */
-    private static final class NodeRecordingProvider extends ClusterConnectionProvider {
-        final ThreadLocal<InetSocketAddress> tried = new ThreadLocal<>();
-
-        NodeRecordingProvider(Set<HostAndPort> nodes, JedisClientConfig config, GenericObjectPoolConfig<Connection> pool) {
-            super(nodes, config, pool);
-        }
-
-        private volatile boolean closed;
-
-        @Override
-        public Connection getConnectionFromSlot(int slot) {
-            refuseIfClosed();
-            remember(getNode(slot)); // the call routed by its keys' slot
-            return openOnly(super.getConnectionFromSlot(slot));
-        }
-
-        @Override
-        public Connection getConnection(HostAndPort node) {
-            refuseIfClosed();
-            remember(node); // the call redirected by MOVED or ASK
-            return openOnly(super.getConnection(node));
-        }
-
-        private void remember(HostAndPort node) {
-            if (node == null) {
-                tried.remove();
-            } else {
-                tried.set(InetSocketAddress.createUnresolved(node.getHost(), node.getPort()));
-            }
-        }
-
-        @Override
-        public void renewSlotCache() {
-            if (!closed) {
-                super.renewSlotCache();
-                if (closed) {
-                    super.close(); // pools a renewal re-created after close
-                }
-            }
-        }
-
-        @Override
-        public void renewSlotCache(Connection connection) {
-            if (!closed) {
-                super.renewSlotCache(connection);
-                if (closed) {
-                    super.close();
-                }
-            }
-        }
-
-        @Override
-        public void close() {
-            closed = true;
-            super.close();
-        }
-
-        private void refuseIfClosed() {
-            if (closed) {
-                throw new IllegalStateException("the Redis store is closed");
-            }
-        }
-
-        private Connection openOnly(Connection c) {
-            if (closed) {
-                c.close();
-                super.close();
-                throw new IllegalStateException("the Redis store is closed");
-            }
-            return c;
+            recording.forget();
         }
     }
 

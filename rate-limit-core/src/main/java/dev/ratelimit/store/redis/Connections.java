@@ -121,13 +121,7 @@ final class Connections implements AutoCloseable {
             try {
                 return attempt.join();
             } catch (CompletionException e) {
-                if (e.getCause() instanceof CancelledAttempt cancelled) {
-                    if (mine || Thread.currentThread().isInterrupted()) {
-                        throw cancelled.failure(); // this thread's cancellation: no attempt of its own
-                    }
-                    continue; // the creating thread was interrupted: create it again, perhaps here
-                }
-                throw unwrap(e);
+                CancelledAttempt.retryOrThrow(e, mine); // the creating thread was interrupted: create it again, perhaps here
             }
         }
     }
@@ -144,7 +138,7 @@ final class Connections implements AutoCloseable {
             synchronized (this) {
                 creating = null;
             }
-            attempt.completeExceptionally(e instanceof RuntimeException r && RedisRateLimiter.isCancellation(r) ? new CancelledAttempt(r) : e);
+            attempt.completeExceptionally(CancelledAttempt.outcome(e));
             return;
         }
         boolean closedMeanwhile;
@@ -169,17 +163,6 @@ final class Connections implements AutoCloseable {
         } else {
             attempt.complete(created.client());
         }
-    }
-
-    /**
-     * What failed an attempt that concurrent callers share, as itself: its {@code RuntimeException} or
-     * {@code Error} (a missing class, say), which callers tell apart from a failing Redis.
-     */
-    static RuntimeException unwrap(CompletionException e) {
-        if (e.getCause() instanceof Error error) {
-            throw error;
-        }
-        return e.getCause() instanceof RuntimeException r ? r : e;
     }
 
     /**

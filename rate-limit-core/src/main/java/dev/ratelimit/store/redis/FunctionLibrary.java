@@ -163,8 +163,7 @@ final class FunctionLibrary {
                         loading = null;
                     }
                     // A load ended by this thread's interrupt is this thread's alone: the waiters load again.
-                    attempt.completeExceptionally(failed instanceof RuntimeException r && RedisRateLimiter.isCancellation(r)
-                            ? new CancelledAttempt(r) : failed);
+                    attempt.completeExceptionally(CancelledAttempt.outcome(failed));
                     throw failed;
                 }
                 synchronized (this) {
@@ -178,12 +177,7 @@ final class FunctionLibrary {
                 attempt.join();
                 return;
             } catch (CompletionException e) {
-                if (!(e.getCause() instanceof CancelledAttempt cancelled)) {
-                    throw Connections.unwrap(e);
-                }
-                if (Thread.currentThread().isInterrupted()) {
-                    throw cancelled.failure(); // cancelled here too: no load of its own
-                }
+                CancelledAttempt.retryOrThrow(e, false); // the loading thread was interrupted: load again, perhaps here
             }
         }
     }

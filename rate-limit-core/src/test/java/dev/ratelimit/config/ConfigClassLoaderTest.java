@@ -3,14 +3,13 @@ package dev.ratelimit.config;
 import com.fasterxml.jackson.annotation.JsonAutoDetect;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.awaitility.Awaitility;
+import dev.ratelimit.testing.ClassLoaders;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.lang.ref.WeakReference;
 import java.net.URL;
 import java.net.URLClassLoader;
-import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -37,11 +36,7 @@ class ConfigClassLoaderTest {
     void anUndeployedApplicationThatReadItsConfigurationLeavesItsClassLoaderCollectable() throws Exception {
         WeakReference<ClassLoader> undeployed = deployReadAndUndeploy();
 
-        Awaitility.await("the application's class loader collected").atMost(Duration.ofSeconds(20))
-                .pollInterval(Duration.ofMillis(100)).until(() -> {
-                    System.gc();
-                    return undeployed.get() == null;
-                });
+        ClassLoaders.awaitCollected(undeployed);
     }
 
     private WeakReference<ClassLoader> deployReadAndUndeploy() throws Exception {

@@ -1,8 +1,8 @@
 package dev.ratelimit.store.redis;
 
+import dev.ratelimit.testing.ClassLoaders;
 import dev.ratelimit.testing.RedisCluster;
 import dev.ratelimit.testing.RedisServer;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -11,7 +11,6 @@ import java.lang.ref.WeakReference;
 import java.net.MalformedURLException;
 import java.net.URL;
 import java.net.URLClassLoader;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -53,11 +52,7 @@ class RedisStoreClassLoaderTest {
     private void assertCollectedAfterUndeploy(String url) throws Exception {
         WeakReference<ClassLoader> undeployed = deployDecideAndUndeploy(url);
 
-        Awaitility.await("the application's class loader collected").atMost(Duration.ofSeconds(20))
-                .pollInterval(Duration.ofMillis(100)).until(() -> {
-                    System.gc();
-                    return undeployed.get() == null;
-                });
+        ClassLoaders.awaitCollected(undeployed);
     }
 
     @SuppressWarnings("unchecked")

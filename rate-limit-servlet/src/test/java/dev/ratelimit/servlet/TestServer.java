@@ -7,6 +7,8 @@ import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.http.UriCompliance;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
@@ -93,6 +95,13 @@ final class TestServer implements AutoCloseable {
 
     int port() {
         return port;
+    }
+
+    /** Closes every open connection, as the idle timeout would: a kept-alive connection holds the context it last served. */
+    void closeConnections() {
+        for (Connector connector : server.getConnectors()) {
+            connector.getConnectedEndPoints().forEach(EndPoint::close);
+        }
     }
 
     boolean isRunning() {

@@ -1,5 +1,6 @@
 package dev.ratelimit.servlet;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.Policy;
@@ -31,7 +32,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -54,6 +54,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class TomcatFilterTest {
     private static final String CONTEXT = "/app";
     private static final AtomicInteger SERVERS = new AtomicInteger();
+    private static final TypeReference<Map<String, Object>> JSON_OBJECT = new TypeReference<>() { };
 
     private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00.250Z"));
     private Tomcat tomcat;
@@ -90,7 +91,7 @@ class TomcatFilterTest {
             connector.setProperty("address", "127.0.0.1");
             Context context = tomcat.addContext(CONTEXT, base.toString());
             Tomcat.addServlet(context, "app", new AppServlet()).setAsyncSupported(true);
-            context.addServletMappingDecoded("/api/*", "app");
+            context.addServletMapping("/api/*", "app");
             ErrorPage notFound = new ErrorPage();
             notFound.setErrorCode(404);
             notFound.setLocation("/api/reports");
@@ -114,7 +115,7 @@ class TomcatFilterTest {
         for (String pattern : urlPatterns) {
             FilterMap map = new FilterMap();
             map.setFilterName(name);
-            map.addURLPatternDecoded(pattern);
+            map.addURLPattern(pattern);
             context.addFilterMap(map);
         }
     }
@@ -131,7 +132,7 @@ class TomcatFilterTest {
         context.addFilterDef(def);
         FilterMap map = new FilterMap();
         map.setFilterName("rateLimit");
-        map.addURLPatternDecoded("/*");
+        map.addURLPattern("/*");
         for (DispatcherType type : DispatcherType.values()) {
             map.setDispatcher(type.name());
         }
@@ -182,7 +183,7 @@ class TomcatFilterTest {
                 "RateLimit", "\"scan\";r=0;t=1",
                 "Retry-After", "1"));
         assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
-        assertThat(new ObjectMapper().readValue(refused.body(), Map.class))
+        assertThat(new ObjectMapper().readValue(refused.body(), JSON_OBJECT))
                 .containsEntry("type", "urn:dev-ratelimit:rate-limited").containsEntry("retry_after", 1)
                 .containsEntry("endpoint", "scan").containsEntry("limit", 10);
 
@@ -196,7 +197,7 @@ class TomcatFilterTest {
         assertThat(sixth.statusCode()).isEqualTo(429);
         assertThat(sixth.headers().firstValue("Retry-After")).hasValue("60");
         assertThat(sixth.headers().firstValue("X-RateLimit-Reset")).hasValue(String.valueOf(EPOCH + 60));
-        assertThat(new ObjectMapper().readValue(sixth.body(), LinkedHashMap.class)).containsEntry("detail",
+        assertThat(new ObjectMapper().readValue(sixth.body(), JSON_OBJECT)).containsEntry("detail",
                 "Too many requests to login for tier free: 5 allowed; retry after 60 s.");
 
         // Unlimited and allowlisted paths pass untouched.

@@ -47,7 +47,7 @@ class TomcatPathProperties {
             Context context = tomcat.addContext(TestServer.CONTEXT, base.toString());
             for (List<String> servlet : RoutedPaths.SERVLETS) {
                 Tomcat.addServlet(context, servlet.get(0), new RoutedPaths.Named(servlet.get(0)));
-                context.addServletMappingDecoded(servlet.get(1), servlet.get(0));
+                context.addServletMapping(servlet.get(1), servlet.get(0));
             }
             FilterDef def = new FilterDef();
             def.setFilterName("rateLimit");
@@ -56,7 +56,7 @@ class TomcatPathProperties {
             context.addFilterDef(def);
             FilterMap map = new FilterMap();
             map.setFilterName("rateLimit");
-            map.addURLPatternDecoded("/*");
+            map.addURLPattern("/*");
             context.addFilterMap(map);
             tomcat.start();
             servers.add(tomcat);

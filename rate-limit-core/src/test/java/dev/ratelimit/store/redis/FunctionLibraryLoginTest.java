@@ -4,12 +4,12 @@ import dev.ratelimit.ManualClock;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisBroadcastException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.providers.PooledConnectionProvider;
 
-import java.time.Duration;
 import java.time.Instant;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -50,7 +50,7 @@ class FunctionLibraryLoginTest {
 
     /** A client whose every command fails with {@code reply}. */
     private static UnifiedJedis answering(RuntimeException reply) {
-        return new UnifiedJedis(new PooledConnectionProvider(new HostAndPort("127.0.0.1", 1)), 1, Duration.ofMillis(100)) {
+        return new UnifiedJedis(new PooledConnectionProvider(new HostAndPort("127.0.0.1", 1)), RedisProtocol.RESP2) {
             @Override
             public Object executeCommand(CommandArguments args) {
                 throw reply;

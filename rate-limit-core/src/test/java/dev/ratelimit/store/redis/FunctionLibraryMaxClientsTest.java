@@ -4,14 +4,13 @@ import dev.ratelimit.ManualClock;
 import dev.ratelimit.testing.RedisServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
-import redis.clients.jedis.providers.PooledConnectionProvider;
 
 import java.io.IOException;
 import java.net.Socket;
-import java.time.Duration;
 import java.time.Instant;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,10 +32,12 @@ class FunctionLibraryMaxClientsTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the socket only holds the server's one client slot
     void aServerFullOfClientsFailsTheLoadAndLeavesTheLibraryOn() throws IOException {
         server.call("CONFIG", "SET", "maxclients", "1");
         try (Socket slot = new Socket("127.0.0.1", server.port());
-             UnifiedJedis redis = new UnifiedJedis(new PooledConnectionProvider(new HostAndPort("127.0.0.1", server.port())), 1, Duration.ofSeconds(1))) {
+             UnifiedJedis redis = RedisClient.builder().hostAndPort("127.0.0.1", server.port())
+                     .clientConfig(DefaultJedisClientConfig.builder().timeoutMillis(1_000).build()).build()) {
             assertThatThrownBy(() -> library.recover(redis, "key", new JedisDataException("ERR Function not found"), library.loads()))
                     .isInstanceOf(JedisDataException.class)
                     .hasMessageContaining("max number of clients reached");

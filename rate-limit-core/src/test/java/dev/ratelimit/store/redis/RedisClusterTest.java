@@ -92,6 +92,7 @@ class RedisClusterTest {
     }
 
     @Test
+    @SuppressWarnings("deprecation") // the constructor users of Jedis 5-7 build it with, deprecated in Jedis 8
     void aPlainUnifiedJedisRoutingToTheClusterIsCalledOneByOneNotPipelinedToOneNode() {
         // Jedis' own cluster-routing UnifiedJedis, whose pipelined() would send every call to one node.
         Set<HostAndPort> nodes = new HashSet<>();

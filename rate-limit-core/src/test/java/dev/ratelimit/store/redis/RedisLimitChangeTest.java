@@ -9,6 +9,7 @@ import dev.ratelimit.Source;
 import dev.ratelimit.TokenBucket;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.testing.RedisServer;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -136,7 +137,7 @@ class RedisLimitChangeTest {
         assertThat(admitted(twoWindows, "ada", 4)).isEqualTo(3);
         assertThat(ScriptLimit.key("rl:", Limit.of("twice", Policy.fixedWindow(3, MINUTE), Policy.fixedWindow(5, MINUTE)), "h", 1))
                 .endsWith(":{h}:1");
-        assertThat(redis.call("KEYS", "rl:twice:*")).asList().hasSize(2);
+        assertThat(redis.call("KEYS", "rl:twice:*")).asInstanceOf(InstanceOfAssertFactories.LIST).hasSize(2);
     }
 
     @Test

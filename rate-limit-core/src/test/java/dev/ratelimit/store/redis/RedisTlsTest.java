@@ -74,6 +74,7 @@ class RedisTlsTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the server is used through its URL
     void aRedissUrlDecidesOverTlsAndRefusesAnUntrustedServer(@TempDir Path dir) throws Exception {
         Certs certs = certs(dir);
         int tlsPort = RedisServer.freePort();

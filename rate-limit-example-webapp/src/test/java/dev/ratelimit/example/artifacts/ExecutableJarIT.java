@@ -101,7 +101,8 @@ class ExecutableJarIT {
     }
 
     private static boolean refusesConnections(int port) throws IOException {
-        try (Socket probe = new Socket("127.0.0.1", port)) {
+        try {
+            new Socket("127.0.0.1", port).close();
             return false;
         } catch (ConnectException e) {
             return true;

@@ -104,11 +104,16 @@ final class JarProcess implements AutoCloseable {
         }
     }
 
+    /** Kills the process if it still runs, and waits up to 10 s for it to go (an interrupt ends the wait and stays set). */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         if (process.isAlive()) {
             process.destroyForcibly();
-            process.waitFor(10, TimeUnit.SECONDS);
+            try {
+                process.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.ratelimit.example.server;
 
 import dev.ratelimit.Clock;
 import dev.ratelimit.testing.RedisServer;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -87,7 +88,7 @@ class RedisModeTest {
         mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
         byte[] digest = mac.doFinal("apikey:sk-free-keyed".getBytes(StandardCharsets.UTF_8));
         String keyed = Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, 16));
-        assertThat(redis.call("KEYS", "rl:scan:*{" + keyed + "}*")).asList().hasSize(1);
+        assertThat(redis.call("KEYS", "rl:scan:*{" + keyed + "}*")).asInstanceOf(InstanceOfAssertFactories.LIST).hasSize(1);
     }
 
     @Test
@@ -106,8 +107,8 @@ class RedisModeTest {
             assertThat(elsewhere.statusCode()).as("the other deployment's quota").isEqualTo(200);
             assertThat(elsewhere.headers().firstValue("X-RateLimit-Remaining")).hasValue("2");
         }
-        assertThat(redis.call("KEYS", "shop:scan:*")).asList().hasSize(1);
-        assertThat(redis.call("KEYS", "blog:scan:*")).asList().hasSize(1);
+        assertThat(redis.call("KEYS", "shop:scan:*")).asInstanceOf(InstanceOfAssertFactories.LIST).hasSize(1);
+        assertThat(redis.call("KEYS", "blog:scan:*")).asInstanceOf(InstanceOfAssertFactories.LIST).hasSize(1);
     }
 
     @Test

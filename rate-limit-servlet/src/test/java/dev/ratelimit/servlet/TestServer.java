@@ -54,6 +54,11 @@ final class TestServer implements AutoCloseable {
 
     /** A context set up by {@code setup} (filters, listeners), with the app servlet and error page. */
     static TestServer start(Consumer<ServletContextHandler> setup) {
+        return start(setup, new HttpConfiguration());
+    }
+
+    /** As {@link #start(Consumer)}, behind a connector with the configuration {@code http}. */
+    static TestServer start(Consumer<ServletContextHandler> setup, HttpConfiguration http) {
         ServletContextHandler context = new ServletContextHandler(CONTEXT);
         ServletHolder app = new ServletHolder("app", new AppServlet());
         app.setAsyncSupported(true);
@@ -62,7 +67,7 @@ final class TestServer implements AutoCloseable {
         errors.addErrorPage(404, "/api/reports");
         context.setErrorHandler(errors);
         setup.accept(context);
-        return start(context);
+        return start(context, http);
     }
 
     /** Any handler, e.g. a WebAppContext. */
@@ -72,9 +77,14 @@ final class TestServer implements AutoCloseable {
 
     /** Any handler behind a connector that accepts the URIs {@code compliance} allows (Jetty's default refuses ambiguous ones). */
     static TestServer start(Handler handler, UriCompliance compliance) {
-        Server server = new Server(new QueuedThreadPool(24, 4));
         HttpConfiguration http = new HttpConfiguration();
         http.setUriCompliance(compliance);
+        return start(handler, http);
+    }
+
+    /** Any handler behind a connector with the configuration {@code http} (customizers, compliance). */
+    static TestServer start(Handler handler, HttpConfiguration http) {
+        Server server = new Server(new QueuedThreadPool(24, 4));
         ServerConnector connector = new ServerConnector(server, 1, 1, new HttpConnectionFactory(http));
         connector.setHost("127.0.0.1");
         connector.setPort(0);

@@ -20,6 +20,10 @@ import java.util.function.Function;
  * masters fail. A breaker that is not UP but that no decision has needed for
  * {@link #FORGET_AFTER_MICROS} no longer counts and is forgotten: its master lost its slots in a
  * failover, so no decision will probe it again.
+ *
+ * <p>A failed connection check ({@link #onCheck}) makes the store DEGRADED while every breaker is UP,
+ * until a call or a check succeeds: a store that could not reach Redis at start-up says so before its
+ * first decision. It counts towards no breaker: decisions still call Redis.
  */
 final class Breakers {
     /** How long a failing breaker that nothing asks for still counts towards the store's health. */
@@ -33,6 +37,8 @@ final class Breakers {
     private final CircuitBreaker shared;
     private final ConcurrentHashMap<Object, CircuitBreaker> byNode = new ConcurrentHashMap<>();
     private volatile StoreHealth health = StoreHealth.UP;
+    /** The last connection check failed and no call or check has succeeded since. */
+    private volatile boolean checkFailed;
     /** The earliest instant a failing breaker may be forgotten: until then a success changes nothing here. */
     private volatile long nextForgetMicros = Long.MAX_VALUE;
 
@@ -83,11 +89,21 @@ final class Breakers {
     /** Reports a successful call through {@code breaker}. */
     void onSuccess(CircuitBreaker breaker) {
         breaker.onSuccess();
-        if (health != StoreHealth.UP && clock.nowMicros() >= nextForgetMicros) {
-            // The breaker keeping the store's health down may be one nothing needs any more. Not
-            // looked at before it may be: while a master is down, the others' successes would all
-            // queue for this lock.
+        if (health != StoreHealth.UP && (checkFailed || clock.nowMicros() >= nextForgetMicros)) {
+            // Redis answered, whatever a connection check said before. And the breaker keeping the
+            // store's health down may be one nothing needs any more: not looked at before it may be,
+            // else while a master is down, the others' successes would all queue for this lock.
+            checkFailed = false;
             update(null);
+        }
+    }
+
+    /** Reports the outcome of a connection check: {@code failure} null when Redis answered it. */
+    void onCheck(Throwable failure) {
+        boolean failed = failure != null;
+        if (checkFailed != failed) {
+            checkFailed = failed;
+            update(failure);
         }
     }
 
@@ -134,6 +150,9 @@ final class Breakers {
             nextForget = Math.min(nextForget, forgetAt(breaker, forgetBefore));
         }
         nextForgetMicros = nextForget;
+        if (checkFailed && worst == StoreHealth.UP) {
+            worst = StoreHealth.DEGRADED;
+        }
         StoreHealth previous = health;
         if (worst == previous) {
             return;

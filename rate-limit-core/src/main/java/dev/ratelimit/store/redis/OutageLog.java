@@ -16,6 +16,10 @@ import org.slf4j.Logger;
  * says how many were left out. The circuit breaker opening is always logged (it changes every
  * decision for a whole open period), with the cause if the outage's start was left out, and then
  * the end of that outage too; such an outage is not counted as left out.
+ *
+ * <p>An outage started by a failed connection check ({@link CheckFailed}) is not logged here: the
+ * check's caller is told why, and says it (the filter and the example app log it once, after their
+ * start-up banner). Its end is logged as any other's.
  */
 final class OutageLog {
     /** A minute: at most one "is failing" line per minute per store. */
@@ -40,6 +44,15 @@ final class OutageLog {
                     logger.info(line);
                 }
             };
+        }
+    }
+
+    /** Why a connection check failed, as the cause of the outage it starts: its caller has the exception and logs it. */
+    static final class CheckFailed extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        CheckFailed(Throwable cause) {
+            super(cause.getMessage(), cause, false, false);
         }
     }
 
@@ -83,6 +96,9 @@ final class OutageLog {
             anyLogged = true;
             lastLoggedStart = now;
             outageLogged = true;
+            if (cause instanceof CheckFailed) {
+                return;
+            }
             lines.warn("Redis store " + description + " is failing; deciding by failure mode " + mode + " until it recovers: "
                     + describe(cause) + (unlogged == 0 ? "" : " (" + unlogged + " brief outages since the last one logged)"));
             unlogged = 0;

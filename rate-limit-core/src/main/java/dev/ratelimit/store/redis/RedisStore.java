@@ -89,7 +89,8 @@ public final class RedisStore implements RateLimitStore {
 
     /**
      * The store's health: whether Redis answers, fails, or is skipped by the open circuit breaker, as
-     * of the last decision that called Redis (or was refused by the breaker); reading it calls nothing.
+     * of the last decision that called Redis (or was refused by the breaker), or a failed
+     * {@link #checkConnection()} since; reading it calls nothing.
      *
      * @return the health
      */
@@ -101,8 +102,14 @@ public final class RedisStore implements RateLimitStore {
      * Connects now (unless connected) and asks Redis for its {@code TIME}, a command the decision script
      * sends too, so the README's least ACL user may send it. Decisions never need this: call it at
      * start-up to learn of a wrong URL, password or TLS setting then, not from the first request's outage
-     * warning. It changes neither {@link #health()} nor the circuit breakers, tells the listener nothing,
-     * and waits at most the connect and read timeouts (of each sentinel or seed node it must ask first).
+     * warning. It waits at most the connect and read timeouts (of each sentinel or seed node it must ask
+     * first).
+     *
+     * <p>A failed check makes {@link #health()} {@link StoreHealth#DEGRADED} (the listener is told; the
+     * store does not log it, the exception is yours to log, but logs the outage's end) until a call or a
+     * check succeeds, so that a readiness probe sees it before the first decision does. It opens no circuit breaker: decisions
+     * still try Redis. A check that passes changes nothing else: an open breaker stays open until its
+     * probe succeeds. A check on a closed store, or one whose thread was interrupted, changes nothing.
      *
      * @throws IllegalStateException when Redis does not answer or answers an error, naming the store
      *         (never its password) and why
@@ -111,8 +118,12 @@ public final class RedisStore implements RateLimitStore {
         try {
             settings.connections().time(settings.keyPrefix() + "check");
         } catch (RuntimeException e) {
+            if (!settings.connections().isClosed() && !RedisRateLimiter.isCancellation(e)) {
+                settings.breakers().onCheck(new OutageLog.CheckFailed(e));
+            }
             throw new IllegalStateException("Redis store " + description + " failed its connection check: " + OutageLog.describe(e), e);
         }
+        settings.breakers().onCheck(null);
     }
 
     /**

@@ -189,4 +189,32 @@ class BreakersTest {
         assertThat(changes).containsExactly("UP->DEGRADED", "DEGRADED->CIRCUIT_OPEN", "CIRCUIT_OPEN->DEGRADED",
                 "DEGRADED->CIRCUIT_OPEN");
     }
+
+    @Test
+    void aFailedConnectionCheckDegradesTheStoreWithoutABreakerUntilAnyMasterAnswers() {
+        breakers.onCheck(DOWN);
+        breakers.onCheck(DOWN);
+
+        assertThat(breakers.health()).isEqualTo(StoreHealth.DEGRADED);
+        assertThat(breakers.shared().health()).as("no breaker counts it").isEqualTo(StoreHealth.UP);
+        assertThat(breakers.shared().allowCall(clock.nowMicros())).isTrue();
+        breakers.onSuccess(breakers.forKey("b:1"));
+
+        assertThat(breakers.health()).isEqualTo(StoreHealth.UP);
+        assertThat(changes).containsExactly("UP->DEGRADED", "DEGRADED->UP");
+    }
+
+    @Test
+    void aConnectionCheckThatPassesClearsOnlyTheFailedChecksOwnDegradation() {
+        breakers.onCheck(DOWN);
+        breakers.onCheck(null);
+        assertThat(breakers.health()).isEqualTo(StoreHealth.UP);
+
+        CircuitBreaker a = openBreakerOfA();
+        breakers.onCheck(null);
+
+        assertThat(a.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
+        assertThat(breakers.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
+        assertThat(changes).containsExactly("UP->DEGRADED", "DEGRADED->UP", "UP->DEGRADED", "DEGRADED->CIRCUIT_OPEN");
+    }
 }

@@ -156,4 +156,12 @@ class OutageLogTest {
         to.info("up");
         assertThat(logged).containsExactly("warn down", "info up");
     }
+
+    @Test
+    void anOutageAFailedConnectionCheckStartedIsLeftToTheChecksCallerAndItsEndIsLogged() {
+        log.changed(UP, DEGRADED, new OutageLog.CheckFailed(DOWN), 0);
+        log.changed(DEGRADED, UP, null, 1_000_000);
+
+        assertThat(lines).containsExactly(RECOVERED);
+    }
 }

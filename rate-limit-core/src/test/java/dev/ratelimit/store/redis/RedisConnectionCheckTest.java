@@ -4,6 +4,7 @@ import dev.ratelimit.FailureMode;
 import dev.ratelimit.Limit;
 import dev.ratelimit.Policy;
 import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Source;
 import dev.ratelimit.StoreHealth;
 import dev.ratelimit.testing.RedisCluster;
@@ -19,8 +20,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * {@link RedisStore#checkConnection()}, the start-up check: it passes where Redis answers (single node
- * and Cluster), and otherwise says why, naming the store but never its password, while leaving the
- * store's health, breakers and listener as they were.
+ * and Cluster), and otherwise says why, naming the store but never its password, and makes the store
+ * DEGRADED until Redis answers a call or a check, without opening a breaker: a readiness probe reading
+ * the store's health sees the failure before the first decision does.
  */
 class RedisConnectionCheckTest {
     private static final Limit LIMIT = Limit.of("check", Policy.fixedWindow(3, Duration.ofMinutes(1)));
@@ -38,9 +40,71 @@ class RedisConnectionCheckTest {
     }
 
     @Test
-    void anUnreachableRedisFailsTheCheckNamingTheStoreAndTheCauseAndNothingElseChanges() {
+    void anUnreachableRedisFailsTheCheckNamingTheStoreAndTheCauseAndTheStoreIsDegradedUntilRedisAnswers() {
         List<String> heard = new ArrayList<>();
-        RateLimitListener listener = new RateLimitListener() {
+        try (RedisServer redis = RedisServer.start()) {
+            redis.kill();
+            try (RedisStore store = RedisStore.builder().url(redis.url()).listener(recording(heard))
+                    .failureMode(FailureMode.FAIL_OPEN).build()) {
+                assertThatThrownBy(store::checkConnection).isInstanceOf(IllegalStateException.class)
+                        .hasMessageStartingWith("Redis store " + redis.url() + " failed its connection check: ")
+                        .hasMessageContaining("Connection refused");
+                assertThat(store.health()).as("before any decision").isEqualTo(StoreHealth.DEGRADED);
+                assertThat(heard).containsExactly("UP->DEGRADED");
+
+                assertThat(store.limiter(LIMIT).tryAcquire("client").source()).isEqualTo(Source.FAIL_OPEN);
+                assertThat(store.health()).isEqualTo(StoreHealth.DEGRADED);
+                assertThat(heard).as("a decision's failure: no second change").containsExactly("UP->DEGRADED", "error");
+
+                redis.restart();
+                assertThat(store.limiter(LIMIT).tryAcquire("client").source()).isEqualTo(Source.STORE);
+                assertThat(store.health()).isEqualTo(StoreHealth.UP);
+                assertThat(heard).containsExactly("UP->DEGRADED", "error", "DEGRADED->UP");
+            }
+        }
+    }
+
+    @Test
+    void aCheckThatPassesAfterAFailedOneMakesTheStoreUpWithoutADecision() {
+        List<String> heard = new ArrayList<>();
+        try (RedisServer redis = RedisServer.start()) {
+            redis.kill();
+            try (RedisStore store = RedisStore.builder().url(redis.url()).listener(recording(heard)).build()) {
+                assertThatThrownBy(store::checkConnection).isInstanceOf(IllegalStateException.class);
+                assertThatThrownBy(store::checkConnection).as("failing again changes nothing").isInstanceOf(IllegalStateException.class);
+                redis.restart();
+                store.checkConnection();
+
+                assertThat(store.health()).isEqualTo(StoreHealth.UP);
+                assertThat(heard).containsExactly("UP->DEGRADED", "DEGRADED->UP");
+                assertThat(redis.decisionCalls()).isZero();
+            }
+        }
+    }
+
+    @Test
+    void aCheckThatPassesLeavesAnOpenCircuitBreakerOpen() {
+        List<String> heard = new ArrayList<>();
+        try (RedisServer redis = RedisServer.start()) {
+            redis.kill();
+            try (RedisStore store = RedisStore.builder().url(redis.url()).listener(recording(heard))
+                    .failureMode(FailureMode.FAIL_OPEN).build()) {
+                RateLimiter limiter = store.limiter(LIMIT);
+                for (int i = 0; i < 20 && store.health() != StoreHealth.CIRCUIT_OPEN; i++) {
+                    assertThat(limiter.tryAcquire("client").source()).isEqualTo(Source.FAIL_OPEN);
+                }
+                assertThat(store.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
+                redis.restart();
+                store.checkConnection();
+
+                assertThat(store.health()).as("until the breaker's probe succeeds").isEqualTo(StoreHealth.CIRCUIT_OPEN);
+                assertThat(heard).doesNotContain("CIRCUIT_OPEN->UP", "DEGRADED->UP");
+            }
+        }
+    }
+
+    private static RateLimitListener recording(List<String> heard) {
+        return new RateLimitListener() {
             @Override
             public void onStoreError(Throwable error) {
                 heard.add("error");
@@ -51,16 +115,6 @@ class RedisConnectionCheckTest {
                 heard.add(previous + "->" + current);
             }
         };
-        int port = RedisServer.freePort();
-        try (RedisStore store = RedisStore.builder().url("redis://127.0.0.1:" + port).listener(listener)
-                .failureMode(FailureMode.FAIL_OPEN).build()) {
-            assertThatThrownBy(store::checkConnection).isInstanceOf(IllegalStateException.class)
-                    .hasMessageStartingWith("Redis store redis://127.0.0.1:" + port + " failed its connection check: ")
-                    .hasMessageContaining("Connection refused");
-            assertThat(store.health()).isEqualTo(StoreHealth.UP);
-            assertThat(heard).as("the listener hears nothing of the check").isEmpty();
-            assertThat(store.limiter(LIMIT).tryAcquire("client").source()).isEqualTo(Source.FAIL_OPEN);
-        }
     }
 
     @Test
@@ -81,6 +135,7 @@ class RedisConnectionCheckTest {
             RedisStore store = RedisStore.builder().url(redis.url()).build();
             store.close();
             assertThatThrownBy(store::checkConnection).hasMessageContaining("the Redis store is closed");
+            assertThat(store.health()).as("closing is no outage").isEqualTo(StoreHealth.UP);
         }
     }
 
@@ -96,6 +151,7 @@ class RedisConnectionCheckTest {
             try (RedisStore store = RedisStore.builder().url(url).build()) {
                 assertThatThrownBy(store::checkConnection).hasMessageStartingWith("Redis store " + url + " failed its connection check: ")
                         .hasMessageContaining("first failure");
+                assertThat(store.health()).isEqualTo(StoreHealth.DEGRADED);
             }
         }
     }

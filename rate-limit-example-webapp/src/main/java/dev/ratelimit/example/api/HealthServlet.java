@@ -14,7 +14,8 @@ import java.util.function.Supplier;
  * beside it when the app knows its store (the executable jar; the WAR's filter keeps its store to
  * itself, so there it is {@code {"status":"UP"}}). The status stays {@code UP} whatever the store's health: every instance shares the
  * store, so taking one out of rotation would not help, and the failure mode decides meanwhile. The
- * store's health changes only when a decision calls it (see the README). Never rate limited: it is
+ * store's health changes when a decision calls it (see the README), and is {@code degraded} from a
+ * failed connection check at start-up until Redis answers. Never rate limited: it is
  * outside the filter's {@code /api/*} mapping and on the bundled allowlist. Any other method is a
  * 405 ({@link GetOnlyServlet}).
  */

@@ -83,6 +83,7 @@ class MainTest {
                     .contains("WARN example - Redis store " + url + " failed its connection check: ")
                     .contains("; starting anyway: until Redis answers, each decision follows failure mode LOCAL_FALLBACK");
             assertThat(lines.indexOf("WARN example")).as("after the banner").isGreaterThan(lines.indexOf("listening on"));
+            assertThat(lines).as("said once, not again by the store").doesNotContain("is failing");
         } finally {
             launch.server().stop();
         }

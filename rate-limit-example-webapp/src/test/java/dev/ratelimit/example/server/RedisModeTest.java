@@ -128,6 +128,16 @@ class RedisModeTest {
     }
 
     @Test
+    void aStoreThatFailedItsStartUpCheckIsDegradedOnHealthAndMetricsBeforeAnyRequest() {
+        Map<String, String> env = Map.of("REDIS_URL", "redis://app:wrong@127.0.0.1:" + redis.port() + "/0");
+        try (RunningExample app = RunningExample.start(Clock.system(), env)) {
+            assertThat(app.get("/health").body()).isEqualTo("{\"status\":\"UP\",\"store\":\"degraded\"}");
+            assertThat(app.get("/metrics").body()).contains("ratelimit_store_health{state=\"degraded\"} 1.0")
+                    .contains("ratelimit_store_health{state=\"up\"} 0.0");
+        }
+    }
+
+    @Test
     void describesAStoreThatAnswersWithItsKeyPrefix() {
         ExampleOptions options = options(Map.of("REDIS_URL", redis.url(), "RATE_LIMIT_REDIS_KEY_PREFIX", "shop:"));
         try (ExampleApp app = ExampleApp.create(options, Clock.system())) {

@@ -62,7 +62,7 @@ public final class LoadCheck {
                 DurationFormat.format(options.duration()), options.urls().stream().map(URI::toString).collect(Collectors.joining(", ")),
                 options.runId());
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(options.timeout()).build();
-        Optional<StoreOutcomes> before = StoreOutcomes.read(http, options.urls(), options.timeout());
+        Optional<List<StoreOutcomes>> before = StoreOutcomes.read(http, options.urls(), options.timeout());
         long start = clock.nowMicros();
         long deadline = start + options.duration().toNanos() / 1_000;
         CountDownLatch done = new CountDownLatch(options.targets().size());
@@ -90,19 +90,35 @@ public final class LoadCheck {
             return NO_ANSWERS;
         }
         long withoutStore = 0;
+        List<URI> restarted = new ArrayList<>();
         if (before.isPresent()) {
-            Optional<StoreOutcomes> after = StoreOutcomes.read(http, options.urls(), options.timeout());
-            withoutStore = after.map(a -> a.since(before.get()).withoutStore()).orElse(0L);
-            if (withoutStore > 0) {
-                long all = withoutStore + after.get().since(before.get()).byStore();
-                out.printf("the servers decided %d of %d requests without their store (their /metrics: local fallback, "
-                        + "fail-open or 503): was Redis failing or slower than its timeout? See their logs and /health%n",
-                        withoutStore, all);
+            Optional<List<StoreOutcomes>> after = StoreOutcomes.read(http, options.urls(), options.timeout());
+            if (after.isPresent()) {
+                StoreOutcomes during = new StoreOutcomes(0, 0);
+                for (int i = 0; i < options.urls().size(); i++) {
+                    StoreOutcomes was = before.get().get(i);
+                    StoreOutcomes is = after.get().get(i);
+                    if (is.restartedSince(was)) {
+                        restarted.add(options.urls().get(i));
+                    }
+                    during = during.plus(is.since(was));
+                }
+                withoutStore = during.withoutStore();
+                if (!restarted.isEmpty()) {
+                    out.printf("restarted during the run (their /metrics counted from zero again): %s; what they decided "
+                            + "before is not counted below, and a restarted in-memory server forgot what clients had spent%n", restarted);
+                }
+                if (withoutStore > 0) {
+                    out.printf("the servers decided %d of %d requests without their store (their /metrics: local fallback, "
+                            + "fail-open or 503): was Redis failing or slower than its timeout? See their logs and /health%n",
+                            withoutStore, withoutStore + during.byStore());
+                }
             }
         }
         if (report.exceeded()) {
             out.println("FAILED: some clients were admitted more than their limit allows (rows marked OVER): " + (withoutStore > 0
                     ? "decisions made without the store are each instance's alone (under LOCAL_FALLBACK, its fallback share of the limit)"
+                    : !restarted.isEmpty() ? "a server restarted during the run; check again without restarts"
                     : "do the instances share one store (REDIS_URL)?"));
             return OVER_LIMIT;
         }

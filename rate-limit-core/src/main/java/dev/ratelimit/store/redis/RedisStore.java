@@ -276,16 +276,22 @@ public final class RedisStore implements RateLimitStore {
          * default), so that whoever can read Redis cannot test candidate ids against its keys: without
          * a secret, every IPv4 address or a guessed API key can be hashed and looked for. Every instance
          * sharing the limits needs the same secret; setting or changing it starts every client from
-         * fresh state (the old keys expire by themselves). At least 16 characters; errors never echo it.
+         * fresh state (the old keys expire by themselves). At least 16 characters, with no white space
+         * at either end (the filter's init-param and the example app read it trimmed, so such a secret
+         * would hash differently there: a newline read from a file, say); errors never echo it.
          *
          * @param secret the secret, 16 characters or more
          * @return this builder
-         * @throws InvalidConfigurationException when it is null or shorter
+         * @throws InvalidConfigurationException when it is null, shorter, or begins or ends with white space
          */
         public Builder clientKeySecret(String secret) {
             if (secret == null || secret.length() < 16) {
                 throw new InvalidConfigurationException("clientKeySecret", "must be at least 16 characters, was "
                         + (secret == null ? "null" : secret.length() + " characters"));
+            }
+            if (!secret.equals(secret.trim())) {
+                throw new InvalidConfigurationException("clientKeySecret", "must not begin or end with white space "
+                        + "(a newline read from a file?): instances given it trimmed would hash client ids differently");
             }
             this.clientKeySecret = secret;
             return this;

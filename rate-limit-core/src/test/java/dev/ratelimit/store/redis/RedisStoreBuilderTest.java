@@ -89,6 +89,9 @@ class RedisStoreBuilderTest {
                 + " without spaces or braces (braces would break Redis Cluster hash tags), was \"\"");
         assertThatThrownBy(() -> b.clientKeySecret("hunter2")).hasMessage("clientKeySecret: must be at least 16 characters, was 7 characters");
         assertThatThrownBy(() -> b.clientKeySecret(null)).hasMessage("clientKeySecret: must be at least 16 characters, was null");
+        assertThatThrownBy(() -> b.clientKeySecret("0123456789abcdef\n")).hasMessage("clientKeySecret: must not begin or end with "
+                + "white space (a newline read from a file?): instances given it trimmed would hash client ids differently");
+        assertThatThrownBy(() -> b.clientKeySecret(" 0123456789abcdef")).hasMessageStartingWith("clientKeySecret: must not begin");
         assertThatThrownBy(() -> b.poolSize(0)).hasMessage("poolSize: must be in 1..1024, was 0");
         assertThatThrownBy(() -> b.failureMode(null)).hasMessage("failureMode: must not be null");
         assertThatThrownBy(() -> b.listener(null)).hasMessageStartingWith("listener: must not be null");

@@ -107,9 +107,10 @@ public final class RedisStore implements RateLimitStore {
      *
      * <p>A failed check makes {@link #health()} {@link StoreHealth#DEGRADED} (the listener is told; the
      * store does not log it, the exception is yours to log, but logs the outage's end) until a call or a
-     * check succeeds, so that a readiness probe sees it before the first decision does. It opens no circuit breaker: decisions
-     * still try Redis. A check that passes changes nothing else: an open breaker stays open until its
-     * probe succeeds. A check on a closed store, or one whose thread was interrupted, changes nothing.
+     * check succeeds, so that a readiness probe sees it before the first decision does. It opens no
+     * circuit breaker: decisions still try Redis. A check that passes changes nothing else: an open
+     * breaker stays open until its probe succeeds. A check on a closed store, or one whose thread was
+     * interrupted, changes nothing.
      *
      * @throws IllegalStateException when Redis does not answer or answers an error, naming the store
      *         (never its password) and why

@@ -6,6 +6,7 @@ import dev.ratelimit.StoreHealth;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * The store's circuit breakers. On a Redis Cluster the store created, one per master, found by the
@@ -19,7 +20,10 @@ import java.util.function.Function;
  * reported as one sequence of changes ({@code UP -> DEGRADED -> CIRCUIT_OPEN -> UP}) however many
  * masters fail. A breaker that is not UP but that no decision has needed for
  * {@link #FORGET_AFTER_MICROS} no longer counts and is forgotten: its master lost its slots in a
- * failover, so no decision will probe it again.
+ * failover, so no decision will probe it again. A master's breaker is forgotten sooner, once no
+ * decision has needed it for {@link #OWNERLESS_FORGET_AFTER_MICROS} and the slot map gives it no slot
+ * (looked at, at most once a second, by a success while the store is not UP): then the store is UP
+ * again as soon as its replica has taken over, not a minute later.
  *
  * <p>A failed connection check ({@link #onCheck}) makes the store DEGRADED while every breaker is UP,
  * until a call or a check succeeds: a store that could not reach Redis at start-up says so before its
@@ -28,11 +32,20 @@ import java.util.function.Function;
 final class Breakers {
     /** How long a failing breaker that nothing asks for still counts towards the store's health. */
     static final long FORGET_AFTER_MICROS = 60_000_000L;
+    /**
+     * How long a failing master's breaker that nothing asks for, and that owns no slot, still counts:
+     * long enough for a call already on its way to it to come back, short enough that the store is UP
+     * again right after a failover; a master that gets slots by a resharding (reached by ASK) is
+     * needed meanwhile, so never forgotten while it fails.
+     */
+    static final long OWNERLESS_FORGET_AFTER_MICROS = 2_000_000L;
+    private static final long OWNERSHIP_CHECK_EVERY_MICROS = 1_000_000L;
 
     private final int threshold;
     private final long openMicros;
     private final Clock clock;
     private final Function<String, Object> nodeOfKey;
+    private final Predicate<Object> ownsSlots;
     private final CircuitBreaker.Transitions store;
     private final CircuitBreaker shared;
     private final ConcurrentHashMap<Object, CircuitBreaker> byNode = new ConcurrentHashMap<>();
@@ -41,17 +54,25 @@ final class Breakers {
     private volatile boolean checkFailed;
     /** The earliest instant a failing breaker may be forgotten: until then a success changes nothing here. */
     private volatile long nextForgetMicros = Long.MAX_VALUE;
+    /** When a success next looks whether a failing master still owns slots: at most once a second. */
+    private volatile long nextOwnershipCheckMicros = Long.MAX_VALUE;
+    /** When the slot map was last read for that; guarded by this. */
+    private long lastOwnershipCheckMicros = Long.MIN_VALUE;
 
     /**
      * @param nodeOfKey the Cluster master owning a key's slot (any value with equals), or null to use
      *                  the shared breaker; must be cheap and must not call Redis
+     * @param ownsSlots whether a master ({@code nodeOfKey}'s value) owns a slot in the slot map as the
+     *                  client last saw it; must not call Redis
      * @param store     told of every change of the store's health
      */
-    Breakers(int threshold, long openMicros, Clock clock, Function<String, Object> nodeOfKey, CircuitBreaker.Transitions store) {
+    Breakers(int threshold, long openMicros, Clock clock, Function<String, Object> nodeOfKey, Predicate<Object> ownsSlots,
+             CircuitBreaker.Transitions store) {
         this.threshold = threshold;
         this.openMicros = openMicros;
         this.clock = clock;
         this.nodeOfKey = nodeOfKey;
+        this.ownsSlots = ownsSlots;
         this.store = store;
         this.shared = newBreaker();
     }
@@ -89,7 +110,7 @@ final class Breakers {
     /** Reports a successful call through {@code breaker}. */
     void onSuccess(CircuitBreaker breaker) {
         breaker.onSuccess();
-        if (health != StoreHealth.UP && (checkFailed || clock.nowMicros() >= nextForgetMicros)) {
+        if (health != StoreHealth.UP && (checkFailed || isDue(clock.nowMicros()))) {
             // Redis answered, whatever a connection check said before. And the breaker keeping the
             // store's health down may be one nothing needs any more: not looked at before it may be,
             // else while a master is down, the others' successes would all queue for this lock.
@@ -134,15 +155,30 @@ final class Breakers {
         return new CircuitBreaker(threshold, openMicros, (previous, current, cause) -> update(cause));
     }
 
+    private boolean isDue(long now) {
+        return now >= nextForgetMicros || now >= nextOwnershipCheckMicros;
+    }
+
     private synchronized void update(Throwable cause) {
-        long forgetBefore = clock.nowMicros() - FORGET_AFTER_MICROS;
+        long now = clock.nowMicros();
+        long forgetBefore = now - FORGET_AFTER_MICROS;
+        boolean checkOwnership = now >= nextOwnershipCheckMicros
+                && (lastOwnershipCheckMicros == Long.MIN_VALUE || now < lastOwnershipCheckMicros    // a clock stepped back
+                    || now - lastOwnershipCheckMicros >= OWNERSHIP_CHECK_EVERY_MICROS);
+        if (checkOwnership) {
+            lastOwnershipCheckMicros = now;
+        }
         StoreHealth worst = counted(shared, forgetBefore) ? shared.health() : StoreHealth.UP;
         long nextForget = forgetAt(shared, forgetBefore);
+        long earliestOwnerless = Long.MAX_VALUE;
         for (Map.Entry<Object, CircuitBreaker> e : byNode.entrySet()) {
             CircuitBreaker breaker = e.getValue();
-            if (!counted(breaker, forgetBefore)) {
+            if (!counted(breaker, forgetBefore) || checkOwnership && ownerless(e.getKey(), breaker, now)) {
                 byNode.remove(e.getKey(), breaker);
                 continue;
+            }
+            if (breaker.health() != StoreHealth.UP) {
+                earliestOwnerless = Math.min(earliestOwnerless, breaker.lastNeededMicros() + OWNERLESS_FORGET_AFTER_MICROS);
             }
             if (breaker.health().compareTo(worst) > 0) {
                 worst = breaker.health();
@@ -150,6 +186,8 @@ final class Breakers {
             nextForget = Math.min(nextForget, forgetAt(breaker, forgetBefore));
         }
         nextForgetMicros = nextForget;
+        nextOwnershipCheckMicros = earliestOwnerless == Long.MAX_VALUE || lastOwnershipCheckMicros == Long.MIN_VALUE
+                ? earliestOwnerless : Math.max(earliestOwnerless, lastOwnershipCheckMicros + OWNERSHIP_CHECK_EVERY_MICROS);
         if (checkFailed && worst == StoreHealth.UP) {
             worst = StoreHealth.DEGRADED;
         }
@@ -164,6 +202,18 @@ final class Breakers {
             store.changed(StoreHealth.DEGRADED, StoreHealth.CIRCUIT_OPEN, cause);
         } else {
             store.changed(previous, worst, cause);
+        }
+    }
+
+    /** A failing master's breaker that no decision needed lately, of a master the slot map gives no slot. */
+    private boolean ownerless(Object node, CircuitBreaker breaker, long now) {
+        if (breaker.health() == StoreHealth.UP || now - breaker.lastNeededMicros() < OWNERLESS_FORGET_AFTER_MICROS) {
+            return false;
+        }
+        try {
+            return !ownsSlots.test(node);
+        } catch (RuntimeException e) {
+            return false; // no slot map to ask: kept, and forgotten after a minute as before
         }
     }
 

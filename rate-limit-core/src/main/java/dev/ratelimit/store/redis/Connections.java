@@ -175,6 +175,24 @@ final class Connections implements AutoCloseable {
     }
 
     /**
+     * Whether Redis Cluster master {@code node} owns a hash slot in the slot map as the client last saw
+     * it (true when this store has no slot map). Reads the whole map: for a failing master only, and
+     * rarely. Never calls Redis.
+     */
+    boolean ownsSlots(HostAndPort node) {
+        ClusterConnectionProvider slots = clusterSlots;
+        if (slots == null) {
+            return true;
+        }
+        for (int slot = 0; slot < Protocol.CLUSTER_HASHSLOTS; slot++) {
+            if (node.equals(slots.getNode(slot))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * The Redis Cluster node this thread's last cluster call was last sent to (or tried to connect
      * to): the master owning the keys' slot, or where a MOVED or ASK redirection sent it; null unless
      * this store created a cluster client. Never calls Redis.

@@ -12,6 +12,7 @@ import dev.ratelimit.StoreHealth;
 import dev.ratelimit.store.memory.MemoryStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.SslOptions;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -70,6 +71,7 @@ public final class RedisStore implements RateLimitStore {
         Clock clock = b.clock;
         OutageLog outages = new OutageLog(OutageLog.Lines.to(LOG), description, mode);
         Breakers breakers = new Breakers(b.breakerFailures, Durations.toMicros(b.breakerOpenFor), clock, connections::nodeOf,
+                node -> connections.ownsSlots((HostAndPort) node),
                 (previous, current, cause) -> healthChanged(listener, outages, previous, current, cause, clock.nowMicros()));
         ClientHash clientHash = b.clientKeySecret == null ? ClientHash.sha256()
                 : ClientHash.hmacSha256(b.clientKeySecret.getBytes(StandardCharsets.UTF_8));

@@ -7,7 +7,9 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -19,8 +21,10 @@ class BreakersTest {
     private final ManualClock clock = new ManualClock(1_000_000_000_000L);
     private final List<String> changes = new ArrayList<>();
     /** Keys starting with "a" live on master A, "b" on master B, anything else: no known master. */
+    /** Masters that own no slot in the slot map (lost them in a failover, or got none yet). */
+    private final Set<Object> ownerless = new HashSet<>();
     private final Breakers breakers = new Breakers(2, OPEN_MICROS, clock,
-            key -> key.startsWith("a") ? "A" : key.startsWith("b") ? "B" : null,
+            key -> key.startsWith("a") ? "A" : key.startsWith("b") ? "B" : null, node -> !ownerless.contains(node),
             (previous, current, cause) -> changes.add(previous + "->" + current));
 
     private void fail(CircuitBreaker breaker) {
@@ -135,7 +139,7 @@ class BreakersTest {
     void theSharedBreakerCountsAgainWhenItRefusesACallAfterBeingForgotten() {
         // Open for longer than a minute: when traffic comes back, the breaker is still open and refuses.
         Breakers longOpen = new Breakers(2, 10 * Breakers.FORGET_AFTER_MICROS, clock, key -> key.startsWith("b") ? "B" : null,
-                (previous, current, cause) -> changes.add(previous + "->" + current));
+                node -> true, (previous, current, cause) -> changes.add(previous + "->" + current));
         CircuitBreaker shared = forgottenOpenShared(longOpen);
 
         assertThat(shared.allowCall(clock.nowMicros())).as("still open").isFalse();
@@ -159,7 +163,7 @@ class BreakersTest {
     void keysWithNoKnownMasterShareOneBreaker() {
         Breakers throwing = new Breakers(2, OPEN_MICROS, clock, key -> {
             throw new IllegalStateException("slot map being rebuilt");
-        }, (previous, current, cause) -> { });
+        }, node -> true, (previous, current, cause) -> { });
 
         assertThat(breakers.forKey("x:1")).isSameAs(breakers.forKey("y:2")).isNotSameAs(breakers.forKey("a:1"));
         assertThat(throwing.forKey("a:1")).isSameAs(throwing.forKey("b:1"));
@@ -216,5 +220,51 @@ class BreakersTest {
         assertThat(a.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
         assertThat(breakers.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
         assertThat(changes).containsExactly("UP->DEGRADED", "DEGRADED->UP", "UP->DEGRADED", "DEGRADED->CIRCUIT_OPEN");
+    }
+
+    @Test
+    void aFailingMasterThatLostItsSlotsStopsCountingOnceNoDecisionNeedsItNotAMinuteLater() {
+        CircuitBreaker a = openBreakerOfA();
+        CircuitBreaker b = breakers.forKey("b:1");
+        ownerless.add("A");   // its replica took over: A's keys now map elsewhere, A is never asked again
+
+        clock.advanceMicros(Breakers.OWNERLESS_FORGET_AFTER_MICROS - 1);
+        breakers.onSuccess(b);
+        assertThat(breakers.health()).as("a call to A may still be on its way").isEqualTo(StoreHealth.CIRCUIT_OPEN);
+        clock.advanceMicros(1);
+        breakers.onSuccess(b);
+
+        assertThat(breakers.health()).isEqualTo(StoreHealth.UP);
+        assertThat(breakers.forKey("a:1")).as("a fresh breaker if A gets slots again").isNotSameAs(a);
+        assertThat(changes).containsExactly("UP->DEGRADED", "DEGRADED->CIRCUIT_OPEN", "CIRCUIT_OPEN->UP");
+    }
+
+    @Test
+    void aFailingMasterWithoutSlotsThatDecisionsStillNeedKeepsCounting() {
+        // A master given slots by a resharding is reached by ASK before the slot map names it.
+        CircuitBreaker a = openBreakerOfA();
+        ownerless.add("A");
+        for (int i = 0; i < 5; i++) {
+            clock.advanceMicros(Breakers.OWNERLESS_FORGET_AFTER_MICROS / 2);
+            if (a.allowCall(clock.nowMicros())) {   // a decision needed A: its probe, which fails, A being down
+                breakers.onFailure(a, clock.nowMicros(), DOWN);
+            } else {
+                breakers.onRefused(a);
+            }
+            breakers.onSuccess(breakers.forKey("b:1"));
+        }
+
+        assertThat(breakers.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
+        assertThat(breakers.forKey("a:1")).isSameAs(a);
+    }
+
+    @Test
+    void aFailingMasterThatStillOwnsSlotsIsNotForgottenBeforeAMinute() {
+        CircuitBreaker a = openBreakerOfA();
+        clock.advanceMicros(Breakers.FORGET_AFTER_MICROS - 1);
+        breakers.onSuccess(breakers.forKey("b:1"));
+
+        assertThat(breakers.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
+        assertThat(breakers.forKey("a:1")).isSameAs(a);
     }
 }

@@ -7,6 +7,7 @@ import dev.ratelimit.Policy;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Source;
+import dev.ratelimit.StoreHealth;
 import dev.ratelimit.testing.RedisCluster;
 import dev.ratelimit.testing.RedisServer;
 import org.awaitility.Awaitility;
@@ -89,6 +90,12 @@ class RedisClusterFailoverTest {
                 Decision after = Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
                         .until(() -> limiter.tryAcquire("survivor", 10), d -> d.source() == Source.STORE);
                 assertThat(after.remaining()).as("on the promoted replica").isEqualTo(80);
+
+                // The frozen master owns no slot any more: the store is UP again in seconds, not a minute later.
+                Awaitility.await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(100)).until(() -> {
+                    limiter.tryAcquire("elsewhere");
+                    return store.health() == StoreHealth.UP;
+                });
             } finally {
                 owner.resume();
             }

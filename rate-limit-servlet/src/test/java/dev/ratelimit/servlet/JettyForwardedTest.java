@@ -1,5 +1,6 @@
 package dev.ratelimit.servlet;
 
+import dev.ratelimit.ManualClock;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.time.Instant;
 import java.util.EnumSet;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -61,7 +63,8 @@ class JettyForwardedTest {
         ForwardedRequestCustomizer customizer = new ForwardedRequestCustomizer();
         customizer.setForwardedForHeader("X-Jetty-Unused-For");
         customizer.setForwardedHeader("X-Jetty-Unused-Forwarded");
-        start(RateLimitFilter.builder().trustedProxies("127.0.0.0/8"), customizer);
+        start(RateLimitFilter.builder().trustedProxies("127.0.0.0/8").clock(new ManualClock(Instant.parse("2026-01-01T00:00:00Z"))),
+                customizer);
 
         for (int i = 1; i <= 10; i++) {
             assertThat(server.get("/api/scan", "X-Forwarded-For", "198.51.100." + i + ", 203.0.113.7").statusCode()).isEqualTo(200);

@@ -4,6 +4,7 @@ import dev.ratelimit.Clock;
 import dev.ratelimit.StoreHealth;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -49,6 +50,8 @@ final class Breakers {
     private final CircuitBreaker.Transitions store;
     private final CircuitBreaker shared;
     private final ConcurrentHashMap<Object, CircuitBreaker> byNode = new ConcurrentHashMap<>();
+    /** The nodes whose breaker was made for a key they owned: only those may be forgotten for owning no slot. */
+    private final Set<Object> slotOwners = ConcurrentHashMap.newKeySet();
     private volatile StoreHealth health = StoreHealth.UP;
     /** The last connection check failed and no call or check has succeeded since. */
     private volatile boolean checkFailed;
@@ -85,10 +88,21 @@ final class Breakers {
         } catch (RuntimeException e) {
             node = null; // no slot map to ask: the shared breaker
         }
-        return forNode(node);
+        if (node == null) {
+            return shared;
+        }
+        CircuitBreaker breaker = byNode.get(node);
+        return breaker != null ? breaker : byNode.computeIfAbsent(node, n -> {
+            slotOwners.add(n);
+            return newBreaker();
+        });
     }
 
-    /** The breaker of Cluster master {@code node} (as {@code nodeOfKey} names it); the shared one for null. */
+    /**
+     * The breaker of Cluster master {@code node} (as {@code nodeOfKey} names it); the shared one for
+     * null. One made here, for a node a call was redirected to (ASK), not for a slot's owner, is never
+     * forgotten for owning no slot: a master that is being given slots owns none yet.
+     */
     CircuitBreaker forNode(Object node) {
         if (node == null) {
             return shared;
@@ -109,17 +123,26 @@ final class Breakers {
 
     /** Reports a successful call through {@code breaker}. */
     void onSuccess(CircuitBreaker breaker) {
-        breaker.onSuccess();
-        if (health != StoreHealth.UP && (checkFailed || isDue(clock.nowMicros()))) {
-            // Redis answered, whatever a connection check said before. And the breaker keeping the
-            // store's health down may be one nothing needs any more: not looked at before it may be,
-            // else while a master is down, the others' successes would all queue for this lock.
+        // Redis answered, whatever a connection check said before: cleared first, so that the
+        // breaker's own change (CIRCUIT_OPEN -> UP) is reported as one, not via DEGRADED.
+        boolean checkWasFailed = health != StoreHealth.UP && checkFailed;
+        if (checkWasFailed) {
             checkFailed = false;
+        }
+        breaker.onSuccess();
+        if (health != StoreHealth.UP && (checkWasFailed || isDue(clock.nowMicros()))) {
+            // The breaker keeping the store's health down may be one nothing needs any more: not
+            // looked at before it may be, else while a master is down, the others' successes would
+            // all queue for this lock.
             update(null);
         }
     }
 
-    /** Reports the outcome of a connection check: {@code failure} null when Redis answered it. */
+    /**
+     * Reports the outcome of a connection check: {@code failure} null when Redis answered it. Not
+     * atomic with a success clearing the flag: a check failing at the very moment a call succeeds may
+     * be lost, which leaves the store UP, as that call showed Redis to be.
+     */
     void onCheck(Throwable failure) {
         boolean failed = failure != null;
         if (checkFailed != failed) {
@@ -174,10 +197,12 @@ final class Breakers {
         for (Map.Entry<Object, CircuitBreaker> e : byNode.entrySet()) {
             CircuitBreaker breaker = e.getValue();
             if (!counted(breaker, forgetBefore) || checkOwnership && ownerless(e.getKey(), breaker, now)) {
-                byNode.remove(e.getKey(), breaker);
+                if (byNode.remove(e.getKey(), breaker)) {
+                    slotOwners.remove(e.getKey());
+                }
                 continue;
             }
-            if (breaker.health() != StoreHealth.UP) {
+            if (breaker.health() != StoreHealth.UP && slotOwners.contains(e.getKey())) {
                 earliestOwnerless = Math.min(earliestOwnerless, breaker.lastNeededMicros() + OWNERLESS_FORGET_AFTER_MICROS);
             }
             if (breaker.health().compareTo(worst) > 0) {
@@ -207,7 +232,8 @@ final class Breakers {
 
     /** A failing master's breaker that no decision needed lately, of a master the slot map gives no slot. */
     private boolean ownerless(Object node, CircuitBreaker breaker, long now) {
-        if (breaker.health() == StoreHealth.UP || now - breaker.lastNeededMicros() < OWNERLESS_FORGET_AFTER_MICROS) {
+        if (breaker.health() == StoreHealth.UP || now - breaker.lastNeededMicros() < OWNERLESS_FORGET_AFTER_MICROS
+                || !slotOwners.contains(node)) {
             return false;
         }
         try {

@@ -19,7 +19,8 @@ import org.slf4j.Logger;
  *
  * <p>An outage started by a failed connection check ({@link CheckFailed}) is not logged here: the
  * check's caller is told why, and says it (the filter and the example app log it once, after their
- * start-up banner). Its end is logged as any other's.
+ * start-up banner). It does not silence the next outage's start; the breaker opening during it says
+ * its cause; its end is logged as any other's.
  */
 final class OutageLog {
     /** A minute: at most one "is failing" line per minute per store. */
@@ -62,6 +63,8 @@ final class OutageLog {
     private long lastLoggedStart;
     private boolean anyLogged;
     private boolean outageLogged;
+    /** The outage under way was started by a failed connection check, whose caller logged it, not this log. */
+    private boolean startLeftToCaller;
     private int unlogged;
     private boolean usedAfterCloseLogged;
 
@@ -85,7 +88,11 @@ final class OutageLog {
 
     /** Health went from {@code previous} to {@code current} at {@code now} (the store's clock), because of {@code cause}. */
     synchronized void changed(StoreHealth previous, StoreHealth current, Throwable cause, long now) {
-        if (previous == StoreHealth.UP) {
+        if (previous == StoreHealth.UP && cause instanceof CheckFailed) {
+            // Its start is the check's caller's to log, and uses up no quiet minute; its end is logged here.
+            outageLogged = true;
+            startLeftToCaller = true;
+        } else if (previous == StoreHealth.UP) {
             // Quiet only while the clock stands within a minute after the last start logged: one stepped
             // back (NTP, a restored VM) would otherwise silence every outage until it caught up.
             if (anyLogged && now >= lastLoggedStart && now - lastLoggedStart < QUIET_MICROS) {
@@ -96,22 +103,22 @@ final class OutageLog {
             anyLogged = true;
             lastLoggedStart = now;
             outageLogged = true;
-            if (cause instanceof CheckFailed) {
-                return;
-            }
             lines.warn("Redis store " + description + " is failing; deciding by failure mode " + mode + " until it recovers: "
                     + describe(cause) + (unlogged == 0 ? "" : " (" + unlogged + " brief outages since the last one logged)"));
             unlogged = 0;
         } else if (current == StoreHealth.CIRCUIT_OPEN) {
             // An outage whose start was left out is logged after all: not counted as left out, and its cause said here.
-            String why = outageLogged ? "" : ": " + describe(cause);
+            // So is the cause of one whose start a failed connection check left to its caller.
+            String why = outageLogged && !startLeftToCaller ? "" : ": " + describe(cause);
             if (!outageLogged) {
                 unlogged--;
             }
             outageLogged = true;
+            startLeftToCaller = false;
             lines.warn("Redis store " + description + ": circuit breaker open, Redis is probed again after the open period" + why);
         } else if (current == StoreHealth.UP && outageLogged) {
             outageLogged = false;
+            startLeftToCaller = false;
             lines.info("Redis store " + description + " has recovered; decisions are shared again");
         }
     }

@@ -267,4 +267,38 @@ class BreakersTest {
         assertThat(breakers.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
         assertThat(breakers.forKey("a:1")).isSameAs(a);
     }
+
+    @Test
+    void aFailedCheckThenAnOpenBreakerWhoseProbeSucceedsGoesStraightBackUp() {
+        // Redis down at start-up: the check fails, then decisions open the breaker, then Redis answers its probe.
+        breakers.onCheck(new OutageLog.CheckFailed(DOWN));
+        CircuitBreaker shared = breakers.shared();
+        fail(shared);
+        fail(shared);
+        clock.advanceMicros(OPEN_MICROS);
+        assertThat(shared.allowCall(clock.nowMicros())).as("the probe").isTrue();
+        breakers.onSuccess(shared);
+
+        assertThat(breakers.health()).isEqualTo(StoreHealth.UP);
+        assertThat(changes).containsExactly("UP->DEGRADED", "DEGRADED->CIRCUIT_OPEN", "CIRCUIT_OPEN->UP");
+    }
+
+    @Test
+    void aMasterReachedOnlyByRedirectionIsNotForgottenForOwningNoSlot() {
+        // A resharding moves a slot of A to B, which owns none yet: calls reach B by ASK, and B is down.
+        ownerless.add("B");
+        CircuitBreaker a = breakers.forKey("a:1");
+        for (int i = 0; i < 3; i++) {
+            assertThat(a.allowCall(clock.nowMicros())).isTrue();
+            breakers.onFailure(breakers.forNode("B"), clock.nowMicros(), DOWN);
+            a.callWentElsewhere();
+            for (int j = 0; j < 30; j++) {
+                clock.advanceMicros(100_000);
+                breakers.onSuccess(a);
+            }
+        }
+
+        assertThat(breakers.forNode("B").health()).as("counted on: two failures open it").isEqualTo(StoreHealth.CIRCUIT_OPEN);
+        assertThat(changes).containsExactly("UP->DEGRADED", "DEGRADED->CIRCUIT_OPEN");
+    }
 }

@@ -164,4 +164,22 @@ class OutageLogTest {
 
         assertThat(lines).containsExactly(RECOVERED);
     }
+
+    @Test
+    void anOutageAFailedCheckStartedLeavesTheNextOutageToBeLoggedAtOnce() {
+        log.changed(UP, DEGRADED, new OutageLog.CheckFailed(DOWN), 0);
+        log.changed(DEGRADED, UP, null, 1_000_000);
+        log.changed(UP, DEGRADED, DOWN, 10_000_000);
+
+        assertThat(lines).containsExactly(RECOVERED, FAILING);
+    }
+
+    @Test
+    void theBreakerOpeningInAnOutageAFailedCheckStartedSaysWhy() {
+        log.changed(UP, DEGRADED, new OutageLog.CheckFailed(DOWN), 0);
+        log.changed(DEGRADED, CIRCUIT_OPEN, DOWN, 1_000_000);
+        log.changed(CIRCUIT_OPEN, UP, null, 2_000_000);
+
+        assertThat(lines).containsExactly(OPEN + ": IllegalStateException: down", RECOVERED);
+    }
 }

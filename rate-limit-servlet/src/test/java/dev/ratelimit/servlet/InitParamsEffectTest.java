@@ -80,19 +80,7 @@ class InitParamsEffectTest {
                 {"endpoints": [{"method": "GET", "path": "/api/scan", "name": "scan"}],
                  "tiers": {"free": {"scan": {"algorithm": "fixed_window", "limit": 2, "window": "1h"}}}}
                 """);
-        Files.writeString(webappDir.resolve("WEB-INF/web.xml"), """
-                <?xml version="1.0" encoding="UTF-8"?>
-                <web-app xmlns="https://jakarta.ee/xml/ns/jakartaee" version="6.0">
-                  <filter>
-                    <filter-name>rateLimit</filter-name>
-                    <filter-class>dev.ratelimit.servlet.RateLimitFilter</filter-class>
-                    <init-param><param-name>config</param-name><param-value>classpath:app-only-limits.json</param-value></init-param>
-                  </filter>
-                  <filter-mapping><filter-name>rateLimit</filter-name><url-pattern>/*</url-pattern></filter-mapping>
-                  <servlet><servlet-name>app</servlet-name><servlet-class>dev.ratelimit.servlet.AppServlet</servlet-class></servlet>
-                  <servlet-mapping><servlet-name>app</servlet-name><url-pattern>/</url-pattern></servlet-mapping>
-                </web-app>
-                """);
+        WebXml.writeWithFilter(webappDir, "config", "classpath:app-only-limits.json");
         WebAppContext webapp = new WebAppContext();
         webapp.setContextPath(TestServer.CONTEXT);
         webapp.setBaseResourceAsPath(webappDir);

@@ -9,9 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
-import java.io.IOException;
 import java.lang.ref.WeakReference;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -67,7 +65,7 @@ class RedeployTest {
     }
 
     private WeakReference<ClassLoader> deployServeAndUndeploy(String... params) throws Exception {
-        writeWebXml(params);
+        WebXml.writeWithFilter(webappDir, params);
         WebAppContext webapp = new WebAppContext();
         webapp.setContextPath(TestServer.CONTEXT);
         webapp.setBaseResourceAsPath(webappDir);
@@ -90,28 +88,6 @@ class RedeployTest {
         webapp.destroy();
         server.closeConnections();
         return new WeakReference<>(application);
-    }
-
-    private void writeWebXml(String... params) throws IOException {
-        StringBuilder initParams = new StringBuilder();
-        for (int i = 0; i < params.length; i += 2) {
-            initParams.append("<init-param><param-name>").append(params[i]).append("</param-name><param-value>")
-                    .append(params[i + 1]).append("</param-value></init-param>");
-        }
-        Files.createDirectories(webappDir.resolve("WEB-INF"));
-        Files.writeString(webappDir.resolve("WEB-INF/web.xml"), """
-                <?xml version="1.0" encoding="UTF-8"?>
-                <web-app xmlns="https://jakarta.ee/xml/ns/jakartaee" version="6.0">
-                  <filter>
-                    <filter-name>rateLimit</filter-name>
-                    <filter-class>dev.ratelimit.servlet.RateLimitFilter</filter-class>
-                    %s
-                  </filter>
-                  <filter-mapping><filter-name>rateLimit</filter-name><url-pattern>/*</url-pattern></filter-mapping>
-                  <servlet><servlet-name>app</servlet-name><servlet-class>dev.ratelimit.servlet.AppServlet</servlet-class></servlet>
-                  <servlet-mapping><servlet-name>app</servlet-name><url-pattern>/</url-pattern></servlet-mapping>
-                </web-app>
-                """.formatted(initParams));
     }
 
     /** This test's class path (Surefire's, whose own java.class.path is a jar pointing to it): the WAR's WEB-INF/lib. */

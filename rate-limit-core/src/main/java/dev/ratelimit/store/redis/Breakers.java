@@ -123,9 +123,13 @@ final class Breakers {
 
     /** Reports a successful call through {@code breaker}. */
     void onSuccess(CircuitBreaker breaker) {
+        if (health == StoreHealth.UP) {
+            breaker.onSuccess();
+            return;
+        }
         // Redis answered, whatever a connection check said before: cleared first, so that the
         // breaker's own change (CIRCUIT_OPEN -> UP) is reported as one, not via DEGRADED.
-        boolean checkWasFailed = health != StoreHealth.UP && checkFailed;
+        boolean checkWasFailed = checkFailed;
         if (checkWasFailed) {
             checkFailed = false;
         }

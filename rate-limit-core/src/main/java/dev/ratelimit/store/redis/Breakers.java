@@ -183,13 +183,22 @@ final class Breakers {
     }
 
     private boolean isDue(long now) {
-        return now >= nextForgetMicros || now >= nextOwnershipCheckMicros;
+        return now >= nextForgetMicros || ownershipCheckDue(now);
+    }
+
+    /**
+     * Whether the slot map is to be read now: when scheduled, or when the schedule lies further ahead
+     * than any schedule can (a clock stepped back), else it would wait until the clock caught up.
+     */
+    private boolean ownershipCheckDue(long now) {
+        long next = nextOwnershipCheckMicros;
+        return now >= next || next != Long.MAX_VALUE && next - now > OWNERLESS_FORGET_AFTER_MICROS + OWNERSHIP_CHECK_EVERY_MICROS;
     }
 
     private synchronized void update(Throwable cause) {
         long now = clock.nowMicros();
         long forgetBefore = now - FORGET_AFTER_MICROS;
-        boolean checkOwnership = now >= nextOwnershipCheckMicros
+        boolean checkOwnership = ownershipCheckDue(now)
                 && (lastOwnershipCheckMicros == Long.MIN_VALUE || now < lastOwnershipCheckMicros    // a clock stepped back
                     || now - lastOwnershipCheckMicros >= OWNERSHIP_CHECK_EVERY_MICROS);
         if (checkOwnership) {
@@ -236,8 +245,8 @@ final class Breakers {
 
     /** A failing master's breaker that no decision needed lately, of a master the slot map gives no slot. */
     private boolean ownerless(Object node, CircuitBreaker breaker, long now) {
-        if (breaker.health() == StoreHealth.UP || now - breaker.lastNeededMicros() < OWNERLESS_FORGET_AFTER_MICROS
-                || !slotOwners.contains(node)) {
+        long idle = now - breaker.lastNeededMicros();   // negative after a clock stepped back: long idle, then
+        if (breaker.health() == StoreHealth.UP || idle >= 0 && idle < OWNERLESS_FORGET_AFTER_MICROS || !slotOwners.contains(node)) {
             return false;
         }
         try {

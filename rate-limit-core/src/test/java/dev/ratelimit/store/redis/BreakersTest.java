@@ -301,4 +301,16 @@ class BreakersTest {
         assertThat(breakers.forNode("B").health()).as("counted on: two failures open it").isEqualTo(StoreHealth.CIRCUIT_OPEN);
         assertThat(changes).containsExactly("UP->DEGRADED", "DEGRADED->CIRCUIT_OPEN");
     }
+
+    @Test
+    void aMasterThatLostItsSlotsIsForgottenAfterTheClockWasSteppedBackToo() {
+        openBreakerOfA();
+        CircuitBreaker b = breakers.forKey("b:1");
+        ownerless.add("A");
+
+        clock.advance(Duration.ofHours(-1));   // NTP, a restored VM: a clock of your own that steps
+        breakers.onSuccess(b);
+
+        assertThat(breakers.health()).isEqualTo(StoreHealth.UP);
+    }
 }

@@ -76,6 +76,7 @@ class InitParamsTest {
             "fallback-share   | half        | init-param fallback-share=\"half\": must be a number in (0, 1]",
             "fallback-share   | 0x1p-1      | init-param fallback-share=\"0x1p-1\": must be a number in (0, 1]",
             "redis-key-prefix | rl {x}      | init-param redis-key-prefix=\"rl {x}\": must be 1 to 64 printable ASCII characters",
+            "redis-key-prefix | app1        | init-param redis-key-prefix=\"app1\": must be 1 to 64 printable ASCII characters without spaces or braces (braces would break Redis Cluster hash tags), ending with ':'",
             "redis-key-prefix | ''          | init-param redis-key-prefix=\"\": must not be empty; leave it out for the default rl:",
             "redis-key-prefix | '   '       | init-param redis-key-prefix=\"\": must not be empty; leave it out for the default rl:",
             "redis-timeout    | soon        | init-param redis-timeout=\"soon\": must be a duration such as 500ms or 2s",

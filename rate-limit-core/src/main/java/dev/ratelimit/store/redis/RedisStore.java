@@ -257,17 +257,20 @@ public final class RedisStore implements RateLimitStore {
         }
 
         /**
-         * Prepended to every key (default {@code rl:}): 1 to 64 printable characters, no spaces or braces
-         * (not empty: in a database others share, nothing would tell our keys from theirs).
+         * Prepended to every key (default {@code rl:}): 1 to 64 printable characters, no spaces or braces,
+         * ending with {@code :} (not empty: in a database others share, nothing would tell our keys from
+         * theirs; and a limit name, which cannot hold {@code :}, could otherwise extend one prefix into
+         * another: {@code rl:} + {@code shop-login} is {@code rl:shop-} + {@code login}).
          *
          * @param prefix the key prefix
          * @return this builder
          * @throws InvalidConfigurationException when the prefix is null or breaks those rules
          */
         public Builder keyPrefix(String prefix) {
-            if (prefix == null || prefix.length() > 64 || !prefix.matches("[\\x21-\\x7A\\x7C\\x7E]+")) {
+            if (prefix == null || prefix.length() > 64 || !prefix.matches("[\\x21-\\x7A\\x7C\\x7E]*:")) {
                 throw new InvalidConfigurationException("keyPrefix", "must be 1 to 64 printable ASCII characters"
-                        + " without spaces or braces (braces would break Redis Cluster hash tags), was "
+                        + " without spaces or braces (braces would break Redis Cluster hash tags), ending with ':'"
+                        + " (so that no prefix and limit name spell another's), was "
                         + (prefix == null ? "null" : "\"" + prefix.replaceAll("\\p{Cntrl}", "?") + "\""));
             }
             this.keyPrefix = prefix;

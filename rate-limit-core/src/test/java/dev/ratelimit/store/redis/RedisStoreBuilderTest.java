@@ -86,7 +86,12 @@ class RedisStoreBuilderTest {
         assertThatThrownBy(() -> b.keyPrefix("a b")).hasMessageEndingWith("was \"a b\"");
         // No prefix would leave our keys indistinguishable from the application's own in a shared database.
         assertThatThrownBy(() -> b.keyPrefix("")).hasMessage("keyPrefix: must be 1 to 64 printable ASCII characters"
-                + " without spaces or braces (braces would break Redis Cluster hash tags), was \"\"");
+                + " without spaces or braces (braces would break Redis Cluster hash tags), ending with ':'"
+                + " (so that no prefix and limit name spell another's), was \"\"");
+        // "rl:shop-" + "login" would be "rl:" + "shop-login": another deployment's key.
+        assertThatThrownBy(() -> b.keyPrefix("rl:shop-")).hasMessageEndingWith("ending with ':' (so that no prefix and"
+                + " limit name spell another's), was \"rl:shop-\"");
+        assertThat(b.keyPrefix(":")).isSameAs(b);
         assertThatThrownBy(() -> b.clientKeySecret("hunter2")).hasMessage("clientKeySecret: must be at least 16 characters, was 7 characters");
         assertThatThrownBy(() -> b.clientKeySecret(null)).hasMessage("clientKeySecret: must be at least 16 characters, was null");
         assertThatThrownBy(() -> b.clientKeySecret("0123456789abcdef\n")).hasMessage("clientKeySecret: must not begin or end with "
@@ -115,7 +120,7 @@ class RedisStoreBuilderTest {
                 .hasMessage("circuitBreaker.openFor: must be between 1 ms and PT1H, was PT1H0.001S");
         assertThatThrownBy(() -> b.circuitBreaker(3, null)).hasMessage("circuitBreaker.openFor: must be between 1 ms and PT1H, was null");
         assertThat(b.clientKeySecret("0123456789abcdef")).as("16 characters").isSameAs(b);
-        String longest = "p".repeat(64);
+        String longest = "p".repeat(63) + ":";
         assertThat(b.keyPrefix(longest)).isSameAs(b);
         assertThatThrownBy(() -> b.keyPrefix(longest + "p")).hasMessageEndingWith("was \"" + longest + "p\"");
         assertThatThrownBy(() -> b.keyPrefix(null)).hasMessageEndingWith(", was null");

@@ -22,7 +22,7 @@ public enum Setting {
     REDIS_TIMEOUT("RATE_LIMIT_REDIS_TIMEOUT", "100ms", "Redis connect and read timeout, 1ms to 60s; Redis only"),
     REDIS_KEY_PREFIX("RATE_LIMIT_REDIS_KEY_PREFIX", "rl:",
             "prefix of every Redis key, so that deployments sharing one Redis database keep apart; 1 to 64 printable "
-                    + "characters, no spaces or braces; Redis only"),
+                    + "characters ending with ':', no spaces or braces; Redis only"),
     REDIS_CLIENT_KEY_SECRET("RATE_LIMIT_REDIS_CLIENT_KEY_SECRET", "none: plain SHA-256",
             "hash client ids in Redis keys with HMAC-SHA-256 under this secret (16+ characters, the same on every "
                     + "instance), so readers of Redis cannot test IP addresses against them; Redis only"),

@@ -41,8 +41,10 @@ final class RedisStoreFactory {
         RedisStore store = builder.build();
         try {
             store.checkConnection();
+            // Named as the store names itself in its own lines (and in the failure's message below).
+            String prefix = params.keyPrefix() == null || params.keyPrefix().equals("rl:") ? "" : " with key prefix " + params.keyPrefix();
             LoggerFactory.getLogger(RateLimitFilter.class).info(logPrefix + "Redis store " + RedisParams.maskedUrl(params.url())
-                    + " answered its connection check");
+                    + prefix + " answered its connection check");
         } catch (IllegalStateException e) {
             FailureMode mode = params.failureMode() == null ? FailureMode.LOCAL_FALLBACK : params.failureMode();
             LoggerFactory.getLogger(RateLimitFilter.class).warn(logPrefix + RedisParams.masked(String.valueOf(e.getMessage()))

@@ -291,6 +291,10 @@ class RedisFilterTest {
         String up = StderrLog.during(() -> serverWithInitParams("store", redis.url()));
         assertThat(up).contains("INFO dev.ratelimit.servlet.RateLimitFilter - RateLimitFilter rateLimit: Redis store "
                 + redis.url() + " answered its connection check");
+        // Applications sharing one Redis keep apart by their key prefixes: the store's lines name a prefix of their own.
+        String app1 = StderrLog.during(() -> serverWithInitParams("store", redis.url(), "redis-key-prefix", "app1:"));
+        assertThat(app1).contains("RateLimitFilter rateLimit: Redis store " + redis.url()
+                + " with key prefix app1: answered its connection check");
 
         redis.kill();
         String password = "Pa55-never-logged";
@@ -304,6 +308,10 @@ class RedisFilterTest {
                 .contains("Connection refused")
                 .contains("; starting anyway: until Redis answers, each decision follows failure mode FAIL_OPEN")
                 .doesNotContain(password);
+        String app1Down = StderrLog.during(() -> serverWithInitParams("store", redis.url(), "redis-key-prefix", "app1:",
+                "redis-timeout", "100ms"));
+        assertThat(app1Down).contains("RateLimitFilter rateLimit: Redis store " + redis.url()
+                + " with key prefix app1: failed its connection check: ");
     }
 
     @Test

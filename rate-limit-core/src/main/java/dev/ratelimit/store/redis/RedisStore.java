@@ -200,10 +200,12 @@ public final class RedisStore implements RateLimitStore {
         public static final int DEFAULT_POOL_SIZE = 16;
         private static final Duration MAX_TIMEOUT = Duration.ofSeconds(60);
 
+        private static final String DEFAULT_KEY_PREFIX = "rl:";
+
         private String url;
         private RedisUrl parsedUrl;
         private UnifiedJedis client;
-        private String keyPrefix = "rl:";
+        private String keyPrefix = DEFAULT_KEY_PREFIX;
         private String clientKeySecret;
         private FailureMode failureMode = FailureMode.LOCAL_FALLBACK;
         private double fallbackShare = 1.0;
@@ -527,11 +529,14 @@ public final class RedisStore implements RateLimitStore {
                 throw new InvalidConfigurationException("sslOptions", "apply only to a TLS URL (rediss://, rediss-cluster://), "
                         + "but url is " + RedisUrl.mask(url) + ", whose connections are not encrypted");
             }
+            // Applications sharing one Redis keep apart by their prefixes: their log lines say which is which.
+            String prefix = keyPrefix.equals(DEFAULT_KEY_PREFIX) ? "" : " with key prefix " + keyPrefix;
             if (client != null) {
-                return new RedisStore(this, Connections.wrap(client), "(client " + client.getClass().getSimpleName() + ")");
+                return new RedisStore(this, Connections.wrap(client),
+                        "(client " + client.getClass().getSimpleName() + ")" + prefix);
             }
             return new RedisStore(this, Connections.of(parsedUrl, connectTimeout, readTimeout, poolSize, sslOptions),
-                    parsedUrl.toString());
+                    parsedUrl + prefix);
         }
 
         private static Duration timeout(String field, Duration d) {

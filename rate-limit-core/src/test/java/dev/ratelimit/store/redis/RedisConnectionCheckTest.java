@@ -65,6 +65,21 @@ class RedisConnectionCheckTest {
     }
 
     @Test
+    void aStoreWithAKeyPrefixOfItsOwnIsNamedByItSoThatAppsSharingOneRedisLogApart() {
+        try (RedisServer redis = RedisServer.start()) {
+            redis.kill();
+            try (RedisStore shop = RedisStore.builder().url(redis.url()).keyPrefix("shop:").build();
+                 RedisStore usual = RedisStore.builder().url(redis.url()).keyPrefix("rl:").build()) {
+                assertThatThrownBy(shop::checkConnection)
+                        .hasMessageStartingWith("Redis store " + redis.url() + " with key prefix shop: failed its connection check: ");
+                assertThat(shop.toString()).startsWith("RedisStore[" + redis.url() + " with key prefix shop:, ");
+                assertThatThrownBy(usual::checkConnection).as("the default prefix is not named")
+                        .hasMessageStartingWith("Redis store " + redis.url() + " failed its connection check: ");
+            }
+        }
+    }
+
+    @Test
     void aCheckThatPassesAfterAFailedOneMakesTheStoreUpWithoutADecision() {
         List<String> heard = new ArrayList<>();
         try (RedisServer redis = RedisServer.start()) {

@@ -293,8 +293,13 @@ final class Connections implements AutoCloseable {
                 .resp2()
                 .user(url.user())
                 .password(url.password());
-        if (url.tls()) {
-            config.sslOptions(ssl != null ? ssl : SslOptions.defaults());
+        if (ssl != null) {
+            config.sslOptions(ssl);
+        } else if (url.tls()) {
+            // The JVM's default SSL context, as HTTPS clients use: its trust store and its key store
+            // (-Djavax.net.ssl.keyStore), so a URL alone reaches a server that asks for a client
+            // certificate. Jedis verifies the host name then too. SslOptions.defaults() has no key store.
+            config.ssl(true);
         }
         GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
         pool.setMaxTotal(poolSize);

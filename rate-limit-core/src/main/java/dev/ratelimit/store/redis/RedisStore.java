@@ -477,8 +477,11 @@ public final class RedisStore implements RateLimitStore {
         }
 
         /**
-         * TLS settings for {@code rediss://} URLs, e.g. a trust store with a private CA
-         * (default {@code SslOptions.defaults()}: the JVM's trust store, full verification). With a
+         * TLS settings for {@code rediss://} URLs, e.g. a trust store with a private CA, or a key store
+         * with the client certificate of a server that asks for one ({@code SslOptions.builder()
+         * .truststore(...).keystore(...)}). By default the JVM's default SSL context is used, as by its
+         * HTTPS clients: the trust store and key store of the {@code javax.net.ssl.*} system properties,
+         * with full verification of the server's certificate and host name. With a
          * URL that is not TLS ({@code redis://}, {@code redis-cluster://}, {@code redis-sentinel://}),
          * where they would do nothing, {@link #build()} fails.
          *

@@ -24,12 +24,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * A {@code rediss://} URL talks TLS, verifying the server against the trust store it is given; a
+ * A {@code rediss://} URL talks TLS, verifying the server against the trust store it is given (by
+ * default the JVM's) and presenting a client certificate to a server that asks for one; a
  * {@code rediss-cluster://} URL discovers and uses the nodes' TLS ports.
  */
 class RedisTlsTest {
@@ -48,18 +52,28 @@ class RedisTlsTest {
         }
     }
 
-    private static Certs certs(Path dir) throws Exception {
-        Path keystore = dir.resolve("server.p12");
+    /** A key store holding a new self-signed key pair for 127.0.0.1 under the alias "redis". */
+    private static Path keyPair(Path dir, String name) throws Exception {
+        Path keystore = dir.resolve(name + ".p12");
         Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
                 "-genkeypair", "-alias", "redis", "-keyalg", "EC", "-dname", "CN=127.0.0.1", "-ext", "SAN=ip:127.0.0.1",
                 "-validity", "2", "-storetype", "PKCS12", "-keystore", keystore.toString(),
                 "-storepass", new String(PASSWORD), "-keypass", new String(PASSWORD))
-                .redirectErrorStream(true).redirectOutput(dir.resolve("keytool.log").toFile()).start();
+                .redirectErrorStream(true).redirectOutput(dir.resolve(name + "-keytool.log").toFile()).start();
         assertThat(keytool.waitFor()).as("keytool exit code").isZero();
-        KeyStore server = KeyStore.getInstance("PKCS12");
+        return keystore;
+    }
+
+    private static KeyStore load(Path keystore) throws Exception {
+        KeyStore store = KeyStore.getInstance("PKCS12");
         try (InputStream in = Files.newInputStream(keystore)) {
-            server.load(in, PASSWORD);
+            store.load(in, PASSWORD);
         }
+        return store;
+    }
+
+    private static Certs certs(Path dir) throws Exception {
+        KeyStore server = load(keyPair(dir, "server"));
         Certificate cert = server.getCertificate("redis");
         Path certPem = pem(dir.resolve("cert.pem"), "CERTIFICATE", cert.getEncoded());
         Path keyPem = pem(dir.resolve("key.pem"), "PRIVATE KEY", server.getKey("redis", PASSWORD).getEncoded());
@@ -91,6 +105,57 @@ class RedisTlsTest {
                         .as("the JVM's trust store does not know the self-signed certificate").isEqualTo(Source.FAIL_CLOSED);
             }
         }
+    }
+
+    @Test
+    @SuppressWarnings("try") // the server is used through its URL
+    void aServerAskingForAClientCertificateGetsTheOneInTheJvmsKeyStoreOrInTheSslOptions(@TempDir Path dir) throws Exception {
+        Certs certs = certs(dir);
+        Path clientKeys = keyPair(dir, "client");
+        Path clientCert = pem(dir.resolve("client.pem"), "CERTIFICATE", load(clientKeys).getCertificate("redis").getEncoded());
+        List<String> args = new ArrayList<>(certs.serverArgs(RedisServer.freePort()));
+        // The server asks every client for a certificate signed by the client's own (self-signed) one.
+        args.set(args.indexOf("--tls-ca-cert-file") + 1, clientCert.toString());
+        args.set(args.indexOf("--tls-auth-clients") + 1, "yes");
+        try (RedisServer redis = RedisServer.start(args)) {
+            String url = "rediss://127.0.0.1:" + args.get(args.indexOf("--tls-port") + 1);
+            SslOptions withKey = SslOptions.builder().truststore(certs.truststore().toFile(), PASSWORD)
+                    .trustStoreType("PKCS12").keystore(clientKeys.toFile(), PASSWORD).keyStoreType("PKCS12").build();
+            assertThat(decide(RedisStore.builder().url(url).sslOptions(withKey))).isEqualTo(Source.STORE);
+            assertThat(decide(RedisStore.builder().url(url).sslOptions(certs.trusting())))
+                    .as("no client certificate").isEqualTo(Source.FAIL_CLOSED);
+
+            // A URL alone uses the JVM's default SSL context, which -Djavax.net.ssl.keyStore and
+            // -Djavax.net.ssl.trustStore configure (the example app and the filter's init-params give only a URL).
+            SSLContext jvmDefault = SSLContext.getDefault();
+            try {
+                SSLContext.setDefault(context(clientKeys, certs.truststore()));
+                assertThat(decide(RedisStore.builder().url(url))).isEqualTo(Source.STORE);
+                SSLContext.setDefault(context(null, certs.truststore()));
+                assertThat(decide(RedisStore.builder().url(url))).as("no client certificate").isEqualTo(Source.FAIL_CLOSED);
+            } finally {
+                SSLContext.setDefault(jvmDefault);
+            }
+        }
+    }
+
+    /** The source of a first decision by the store {@code builder} builds, failing closed. */
+    private static Source decide(RedisStore.Builder builder) {
+        try (RedisStore store = builder.failureMode(FailureMode.FAIL_CLOSED)
+                .connectTimeout(Duration.ofSeconds(2)).readTimeout(Duration.ofSeconds(2)).build()) {
+            return store.limiter(LIMIT).tryAcquire("client").source();
+        }
+    }
+
+    /** An SSL context presenting the key in {@code keys} (none when null) and trusting the certificates in {@code trust}. */
+    private static SSLContext context(Path keys, Path trust) throws Exception {
+        KeyManagerFactory km = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        km.init(keys == null ? null : load(keys), PASSWORD);
+        TrustManagerFactory tm = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tm.init(load(trust));
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(km.getKeyManagers(), tm.getTrustManagers(), null);
+        return context;
     }
 
     @Test

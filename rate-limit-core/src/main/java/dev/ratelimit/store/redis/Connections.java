@@ -71,15 +71,6 @@ final class Connections implements AutoCloseable {
         return new Connections(() -> new Created(client, null), client, false);
     }
 
-    /**
-     * Sends {@code TIME} to the node that owns {@code routingKey}'s slot (any node but on Cluster).
-     * Here, not in {@link RedisStore}: a Jedis type in the store's own code would make loading the
-     * store fail with a bare NoClassDefFoundError when Jedis is missing, before {@link JedisVersion} can say so.
-     */
-    void time(String routingKey) {
-        client().executeCommand(new RoutedCommand(routingKey, Protocol.Command.TIME));
-    }
-
     /** Whether {@link #close()} was called. */
     boolean isClosed() {
         return closed;

@@ -12,6 +12,7 @@ import redis.clients.jedis.exceptions.JedisClusterOperationException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -24,6 +25,8 @@ import java.util.function.Supplier;
  * null key or a cost below 1 leaves {@link #tryAcquire}.
  */
 final class RedisRateLimiter implements RateLimiter {
+    /** What {@link #check} asks about: a limit of one, so that a request of cost 2 can never pass. */
+    private static final Limit CHECK = Limit.of("check", Policy.fixedWindow(1, Duration.ofSeconds(1)));
     private final ScriptLimit script;
     private final RedisStore.Settings settings;
     private final DenialCache denials;
@@ -149,6 +152,20 @@ final class RedisRateLimiter implements RateLimiter {
             }
         }
         return decision;
+    }
+
+    /**
+     * The start-up check's call: one decision, through the store's script and connections, for a
+     * request that can never pass (cost 2 of a fixed window of 1), so Redis reads the clock and one
+     * key and writes nothing. It needs what every decision needs: the connection, the password, TLS,
+     * the right to call the script (loading it where missing) and to use keys under the prefix, and
+     * {@code TIME} and {@code GET}. Throws whatever the call throws.
+     */
+    static void check(RedisStore.Settings settings) {
+        ScriptLimit check = new ScriptLimit(settings.keyPrefix(), CHECK, settings.library());
+        String now = settings.timeFromClock() ? Long.toString(settings.clock().nowMicros()) : ScriptLimit.REDIS_TIME;
+        check.script().run(settings.calls(), settings.connections().client(),
+                check.keys(settings.clientHash().of("connection-check")), check.args(now, 2, settings.ttlSlackMillis()));
     }
 
     private long[] call(List<String> keys, long cost, long sentAt) {

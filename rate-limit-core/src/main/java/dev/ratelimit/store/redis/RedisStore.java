@@ -101,11 +101,15 @@ public final class RedisStore implements RateLimitStore {
     }
 
     /**
-     * Connects now (unless connected) and asks Redis for its {@code TIME}, a command the decision script
-     * sends too, so the README's least ACL user may send it. Decisions never need this: call it at
-     * start-up to learn of a wrong URL, password or TLS setting then, not from the first request's outage
-     * warning. It waits at most the connect and read timeouts (of each sentinel or seed node it must ask
-     * first).
+     * Connects now (unless connected) and makes one decision call for a request that can never pass,
+     * which Redis answers without writing anything: it needs what every decision needs (the password,
+     * TLS, the right to run the decision script, loading it where missing, and to read a key under the
+     * key prefix, and the {@code TIME} and {@code GET} it sends), so that the README's least ACL user
+     * passes it and a user whose key patterns leave out the prefix does not. Commands that only write
+     * ({@code SET}, {@code ZADD}...) show at the first request that passes. Decisions never need this:
+     * call it at start-up to learn of a wrong URL, password, TLS setting or ACL then, not from the first
+     * request's outage warning. It waits at most the connect and read timeouts (of each sentinel or seed
+     * node it must ask first).
      *
      * <p>A failed check makes {@link #health()} {@link StoreHealth#DEGRADED} (the listener is told; the
      * store does not log it, the exception is yours to log, but logs the outage's end) until a call or a
@@ -119,12 +123,17 @@ public final class RedisStore implements RateLimitStore {
      */
     public void checkConnection() {
         try {
-            settings.connections().time(settings.keyPrefix() + "check");
+            RedisRateLimiter.check(settings);
         } catch (RuntimeException e) {
             if (!settings.connections().isClosed() && !RedisRateLimiter.isCancellation(e)) {
                 settings.breakers().onCheck(new OutageLog.CheckFailed(e));
             }
-            throw new IllegalStateException("Redis store " + description + " failed its connection check: " + OutageLog.describe(e), e);
+            String why = OutageLog.describe(e);
+            if (why.contains("NOPERM") && why.contains("keys")) {
+                // Redis names neither the key nor the user's patterns.
+                why += " (the user's key patterns must allow ~" + settings.keyPrefix() + "*)";
+            }
+            throw new IllegalStateException("Redis store " + description + " failed its connection check: " + why, e);
         }
         settings.breakers().onCheck(null);
     }

@@ -21,12 +21,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * ACL users as production sets them up: exactly the permissions the README lists (and nothing
  * more) decide on Redis, in the URL's database; users denied FCALL or FUNCTION LOAD decide with
- * EVALSHA; a refused key is not taken for a refused FCALL.
+ * EVALSHA; a refused key is not taken for a refused FCALL. The start-up check fails where the user may
+ * not use the prefix's keys or run the decision code.
  */
 class RedisAclTest {
     /** The README's minimal ACL ("ACL for the store"), with {@code +select} for a database other than 0. */
@@ -123,6 +125,8 @@ class RedisAclTest {
         wrongKeys.set(wrongKeys.indexOf("~rl:*"), "~other:*");
         setUser("wrongkeys", wrongKeys);
         try (RedisStore store = store("wrongkeys", 0)) {
+            assertThatThrownBy(store::checkConnection).as("the start-up check uses a key as decisions do")
+                    .hasMessageContaining("NOPERM").hasMessageEndingWith("(the user's key patterns must allow ~rl:*)");
             RateLimiter limiter = store.limiter(ALL);
             assertThat(limiter.tryAcquire("client").source()).as("keys outside the ACL").isEqualTo(Source.FAIL_CLOSED);
             setUser("wrongkeys", List.of("~rl:*")); // the operator fixes the ACL
@@ -130,6 +134,24 @@ class RedisAclTest {
         }
         assertThat(redis.calls("cmdstat_fcall")).as("still deciding by FCALL once the keys are allowed").isGreaterThanOrEqualTo(1);
         assertThat(redis.calls("cmdstat_evalsha")).isZero();
+    }
+
+    @Test
+    void aUserAllowedNeitherFunctionsNorScriptsFailsTheStartUpCheckAndAWriteOnlyCommandShowsAtTheFirstDecision() {
+        List<String> noCode = new ArrayList<>(README_ACL);
+        noCode.removeAll(List.of("+fcall", "+function|load", "+evalsha", "+eval"));
+        setUser("nocode", noCode);
+        try (RedisStore store = store("nocode", 0)) {
+            assertThatThrownBy(store::checkConnection).hasMessageContaining("NOPERM");
+        }
+        List<String> noSet = new ArrayList<>(README_ACL);
+        noSet.remove("+set");
+        setUser("noset", noSet);
+        try (RedisStore store = store("noset", 0)) {
+            store.checkConnection(); // a request that can never pass writes nothing
+            assertThat(store.limiter(ALL).tryAcquire("client").source()).isEqualTo(Source.FAIL_CLOSED);
+        }
+        assertThat(redis.call("DBSIZE")).as("the checks wrote nothing").isEqualTo(0L);
     }
 
     private static RedisStore store(String user, int db) {

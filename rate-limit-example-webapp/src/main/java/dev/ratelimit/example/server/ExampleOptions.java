@@ -147,7 +147,8 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
         } else {
             try {
                 config = RateLimitConfig.fromJson(Path.of(c.value()));
-                RateLimitFilter.builder().config(config); // the filter's own checks, so that their errors too name the file
+                // The filter's own checks (an allowlisted API key longer than the filter accepts...), so that their errors too name the file.
+                RateLimitFilter.builder().config(config).build();
             } catch (InvalidConfigurationException e) {
                 throw c.invalid(printable(e.getMessage()));
             } catch (UncheckedIOException | InvalidPathException e) {

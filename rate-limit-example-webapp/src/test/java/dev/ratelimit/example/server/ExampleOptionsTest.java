@@ -175,6 +175,14 @@ class ExampleOptionsTest {
                 .startsWith("RATE_LIMIT_CONFIG=\"" + trailingSlash + "\": endpoints[0].path: ");
         assertThat(problem(Map.of(), "--config=" + missing))
                 .startsWith("--config=\"" + missing + "\": cannot read it (").contains("NoSuchFileException");
+        // Valid JSON the filter refuses when it is built: named like the rest.
+        Path longKey = dir.resolve("long-key.json");
+        Files.writeString(longKey, """
+                {"allowlist": {"clients": ["apikey:%s"]}, "endpoints": [{"method": "GET", "path": "/api/scan", "name": "scan"}],
+                 "tiers": {"free": {"scan": {"algorithm": "fixed_window", "limit": 10, "window": "1m"}}}}
+                """.formatted("k".repeat(300)));
+        assertThat(problem(Map.of(), "--config=" + longKey))
+                .startsWith("--config=\"" + longKey + "\": allowlist.clients[0]: can never match");
     }
 
     @Test

@@ -65,10 +65,6 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
         if (tiers == null || tiers.isEmpty()) {
             throw new InvalidConfigurationException("tiers", "must define at least one tier");
         }
-        if (defaultTier == null || !tiers.containsKey(defaultTier)) {
-            throw new InvalidConfigurationException("defaultTier", "must name a defined tier " + tiers.keySet() + ", was "
-                    + (defaultTier == null ? "null" : "\"" + defaultTier + "\""));
-        }
         Map<String, Map<String, Limit>> copy = new LinkedHashMap<>();
         tiers.forEach((tier, limits) -> {
             if (tier == null || !EndpointRule.NAME.matcher(tier).matches()) {
@@ -87,6 +83,11 @@ public record RateLimitConfig(String defaultTier, Map<String, Map<String, Limit>
             });
             copy.put(tier, Collections.unmodifiableMap(new LinkedHashMap<>(limits))); // in the order given
         });
+        // After the tiers' own checks: a tier whose name is invalid is that name's error, not the default tier's.
+        if (defaultTier == null || !copy.containsKey(defaultTier)) {
+            throw new InvalidConfigurationException("defaultTier", "must name a defined tier " + copy.keySet() + ", was "
+                    + (defaultTier == null ? "null" : "\"" + defaultTier + "\""));
+        }
         tiers = Collections.unmodifiableMap(copy);
         var expected = tiers.get(defaultTier).keySet();
         for (var entry : tiers.entrySet()) {

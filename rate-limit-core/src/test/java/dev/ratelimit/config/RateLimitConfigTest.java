@@ -173,6 +173,9 @@ class RateLimitConfigTest {
     void crossFieldRulesAreChecked() {
         assertThatThrownBy(() -> parse(tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 5, \"window\": \"1m\"}").replace("\"pro\", \"tiers\"", "\"gold\", \"tiers\"")))
                 .hasMessage("defaultTier: must name a defined tier [pro], was \"gold\"");
+        // The tier's own name is the error, not the default tier that names it.
+        assertThatThrownBy(() -> RateLimitConfig.builder().limit("fr ee", "scan", Policy.fixedWindow(1, Duration.ofSeconds(1))).build())
+                .hasMessage("tiers: tier names must be 1-64 characters of [A-Za-z0-9._-], was \"fr ee\"");
         assertThatThrownBy(() -> parse("{\"tierPrefixes\": {\"sk-x-\": \"gold\"}, "
                 + tiers("\"scan\": {\"algorithm\": \"fixed_window\", \"limit\": 5, \"window\": \"1m\"}").substring(1)))
                 .hasMessage("tierPrefixes.sk-x-: must name a defined tier [pro], was \"gold\"");

@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  * back, one of them takes it and the others wait again, each attempt a store call (a Redis round
  * trip), so {@code maxWait} bounds each call but does not share the waits fairly: under contention
  * one thread may be refused at {@code maxWait} while others are served. While a Redis store is
- * unavailable and fails closed, the wait is its hint (the circuit breaker's open period).
+ * unavailable and fails closed, the wait is its hint (the circuit breaker's open period); a closed
+ * Redis store's refusal can never pass, and is returned at once.
  *
  * <p>The calling thread blocks: never call it on an event loop. Thread-safe: one waiter serves every
  * thread.

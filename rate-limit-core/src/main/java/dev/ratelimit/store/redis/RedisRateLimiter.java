@@ -352,9 +352,11 @@ final class RedisRateLimiter implements RateLimiter {
             }
         }
         long hint = Math.max(1, breaker.retryHintMicros(now));
+        // A closed store never calls Redis again: its refusal can never pass, so a Waiter returns it at once.
+        long unavailableFor = settings.connections().isClosed() ? Decision.NEVER : hint;
         return switch (settings.failureMode()) {
             case FAIL_OPEN -> new Decision(Verdict.ALLOWED, Source.FAIL_OPEN, first, first.limit(), first.limit(), 0, 0);
-            case FAIL_CLOSED -> new Decision(Verdict.STORE_UNAVAILABLE, Source.FAIL_CLOSED, first, first.limit(), 0, 0, hint);
+            case FAIL_CLOSED -> new Decision(Verdict.STORE_UNAVAILABLE, Source.FAIL_CLOSED, first, first.limit(), 0, 0, unavailableFor);
             case LOCAL_FALLBACK -> local(client, cost, hint);
         };
     }

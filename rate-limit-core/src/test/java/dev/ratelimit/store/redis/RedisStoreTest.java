@@ -9,6 +9,7 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Source;
 import dev.ratelimit.StoreHealth;
 import dev.ratelimit.Verdict;
+import dev.ratelimit.Waiter;
 import dev.ratelimit.testing.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -268,7 +269,13 @@ class RedisStoreTest {
             Decision after = limiter.tryAcquire("k");
             assertThat(after.verdict()).isEqualTo(Verdict.STORE_UNAVAILABLE);
             assertThat(after.source()).isEqualTo(Source.FAIL_CLOSED);
+            assertThat(after.retryAfter()).as("a closed store never decides again").isEmpty();
         }
+        // So a Waiter returns at once rather than sleeping until its maxWait.
+        ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+        Decision waited = Waiter.of(clock, clock::advance).tryAcquire(limiter, "k", Duration.ofSeconds(30));
+        assertThat(waited.verdict()).isEqualTo(Verdict.STORE_UNAVAILABLE);
+        assertThat(clock.nowMicros()).as("slept for").isEqualTo(Instant.parse("2026-01-01T00:00:00Z").toEpochMilli() * 1000);
         assertThat(closing.health()).as("a use after close is no outage: the breaker never opens").isEqualTo(StoreHealth.UP);
         assertThat(heard).as("no failed store calls, no health changes").containsExactly("call ok=true");
     }

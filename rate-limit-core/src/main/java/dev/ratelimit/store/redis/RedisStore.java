@@ -128,7 +128,8 @@ public final class RedisStore implements RateLimitStore {
             if (!settings.connections().isClosed() && !RedisRateLimiter.isCancellation(e)) {
                 settings.breakers().onCheck(new OutageLog.CheckFailed(e));
             }
-            String why = OutageLog.describe(e);
+            // Without Redis' or Jedis' full stop: callers go on with "; starting anyway...".
+            String why = OutageLog.describe(e).replaceFirst("\\.$", "");
             if (why.contains("NOPERM") && why.contains("keys")) {
                 // Redis names neither the key nor the user's patterns.
                 why += " (the user's key patterns must allow ~" + settings.keyPrefix() + "*)";

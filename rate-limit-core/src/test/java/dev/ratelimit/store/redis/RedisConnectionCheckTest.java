@@ -139,6 +139,8 @@ class RedisConnectionCheckTest {
             try (RedisStore store = RedisStore.builder().url("redis://:" + PASSWORD + "@127.0.0.1:" + redis.port()).build()) {
                 assertThatThrownBy(store::checkConnection).hasMessageContaining("redis://***@127.0.0.1:" + redis.port())
                         .hasMessageContaining("WRONGPASS").hasMessageNotContaining(PASSWORD)
+                        .as("without Redis' full stop, before the caller's '; starting anyway'")
+                        .hasMessageEndingWith("or user is disabled")
                         .satisfies(e -> assertThat(e.getCause().toString()).doesNotContain(PASSWORD));
             }
         }

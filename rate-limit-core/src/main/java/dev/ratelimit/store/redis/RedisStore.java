@@ -133,6 +133,10 @@ public final class RedisStore implements RateLimitStore {
             if (why.contains("NOPERM") && why.contains("keys")) {
                 // Redis names neither the key nor the user's patterns.
                 why += " (the user's key patterns must allow ~" + settings.keyPrefix() + "*)";
+            } else if (why.contains("All sentinels down")) {
+                // Jedis says why each sentinel failed only in its own WARN lines (a NOAUTH, say).
+                why += " (or they need a password or TLS, which a redis-sentinel:// URL cannot give them: pass a"
+                        + " RedisSentinelClient of your own to client(...))";
             }
             throw new IllegalStateException("Redis store " + description + " failed its connection check: " + why, e);
         }

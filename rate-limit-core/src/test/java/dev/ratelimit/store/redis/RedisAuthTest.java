@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Passwords as production sets them: {@code requirepass} given as {@code redis://:password@}, a wrong
@@ -119,6 +120,9 @@ class RedisAuthTest {
             // password, the master's, and the store asks the sentinels without one.
             sentinel.call("ACL", "SETUSER", "default", "resetpass", ">" + SENTINEL_PASSWORD);
             try (RedisStore store = store(url)) {
+                assertThatThrownBy(store::checkConnection).as("the start-up check says what Jedis does not")
+                        .hasMessageContaining("All sentinels down").hasMessageEndingWith("(or they need a password or TLS, "
+                                + "which a redis-sentinel:// URL cannot give them: pass a RedisSentinelClient of your own to client(...))");
                 assertSources(store.limiter(LIMIT), Source.FAIL_CLOSED, Source.FAIL_CLOSED);
                 assertThat(store.health()).isNotEqualTo(StoreHealth.UP);
             }

@@ -247,7 +247,7 @@ class RedisStoreTest {
     }
 
     @Test
-    void aClosedStoreAnswersByItsFailureModeAndClosesOnce() {
+    void aClosedStoreAnswersByItsFailureModeAndClosesOnce() throws InterruptedException {
         List<String> heard = new CopyOnWriteArrayList<>();
         RedisStore closing = RedisStore.builder().url(redis.url()).failureMode(dev.ratelimit.FailureMode.FAIL_CLOSED)
                 .readTimeout(Duration.ofSeconds(2)).listener(new RateLimitListener() {

@@ -226,6 +226,11 @@ final class RedisRateLimiter implements RateLimiter {
             if (isResharding(e)) {
                 // TRYAGAIN: the master answered, a resharding is moving the keys' slot; not a failing Redis.
                 settings.breakers().onSuccess(breaker);
+            } else if (isPoolExhausted(e)) {
+                // No pooled connection came free within the read timeout: every one carries a call of
+                // this instance's own (calls one by one, more callers than poolSize). Those calls count
+                // for themselves, should Redis fail them; counted too, a healthy Redis would open the breaker.
+                breaker.callWentElsewhere();
             } else {
                 settings.breakers().onFailure(failing, now, e);
             }
@@ -263,6 +268,17 @@ final class RedisRateLimiter implements RateLimiter {
     private static boolean isConnectionFailure(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof JedisConnectionException || t instanceof JedisClusterOperationException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Jedis found no pooled connection free within its wait (commons-pool2's borrow timeout). */
+    static boolean isPoolExhausted(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.util.NoSuchElementException && t.getMessage() != null
+                    && t.getMessage().startsWith("Timeout waiting for idle object")) {
                 return true;
             }
         }

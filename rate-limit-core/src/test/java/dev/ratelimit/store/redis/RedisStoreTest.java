@@ -14,6 +14,8 @@ import dev.ratelimit.testing.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import redis.clients.jedis.Connection;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisClient;
@@ -307,6 +309,40 @@ class RedisStoreTest {
             // Beside the store's: one connection for the PAUSE, one for the INFO that counts.
             long opened = connectionsReceived(own) - before - 2;
             assertThat(opened).as("connections the store opened beside the warm-up's").isBetween(1L, 2L);
+        }
+    }
+
+    @Test
+    void noFreePooledConnectionDecidesByTheFailureModeWithoutOpeningTheBreakerOnAHealthyRedis() throws Exception {
+        GenericObjectPoolConfig<Connection> onlyOne = new GenericObjectPoolConfig<>();
+        onlyOne.setMaxTotal(1);
+        onlyOne.setMaxWait(Duration.ofMillis(50));
+        List<String> heard = new CopyOnWriteArrayList<>();
+        try (RedisClient own = RedisClient.builder().hostAndPort(new HostAndPort("127.0.0.1", redis.port()))
+                .clientConfig(DefaultJedisClientConfig.builder().timeoutMillis(2_000).build()).poolConfig(onlyOne).build();
+             RedisStore store = RedisStore.builder().client(own).pipelining(false).failureMode(dev.ratelimit.FailureMode.FAIL_CLOSED)
+                     .listener(new RateLimitListener() {
+                         @Override
+                         public void onStoreError(Throwable error) {
+                             heard.add("error");
+                         }
+
+                         @Override
+                         public void onHealthChange(StoreHealth previous, StoreHealth current) {
+                             heard.add(previous + "->" + current);
+                         }
+                     }).build()) {
+            RateLimiter limiter = store.limiter(Limit.of("pool-busy", Policy.fixedWindow(100, LONG)));
+            try (Connection busy = own.getPool().getResource()) { // the pool's only connection, busy elsewhere
+                for (int i = 0; i < 10; i++) {
+                    assertThat(limiter.tryAcquire("k").source()).isEqualTo(Source.FAIL_CLOSED);
+                }
+                assertThat(store.health()).as("Redis answers; this client was short of connections").isEqualTo(StoreHealth.UP);
+            }
+            assertThat(heard).as("reported as errors, no health change").containsOnly("error").hasSize(10);
+            Decision after = limiter.tryAcquire("k");
+            assertThat(after.source()).as("no breaker was opened").isEqualTo(Source.STORE);
+            assertThat(after.remaining()).isEqualTo(99);
         }
     }
 

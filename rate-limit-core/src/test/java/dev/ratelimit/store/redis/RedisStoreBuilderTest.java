@@ -160,7 +160,7 @@ class RedisStoreBuilderTest {
         try (RedisStore store = RedisStore.builder().url("redis://127.0.0.1:1").failureMode(FailureMode.FAIL_OPEN)
                 .keyPrefix("shop:").clock(Clock.system()).build()) {
             assertThat(store.health()).isEqualTo(StoreHealth.UP);
-            assertThat(store.toString()).isEqualTo("RedisStore[redis://127.0.0.1:1, failureMode=FAIL_OPEN, health=UP]");
+            assertThat(store.toString()).isEqualTo("RedisStore[redis://127.0.0.1:1 with key prefix shop:, failureMode=FAIL_OPEN, health=UP]");
         }
     }
 }

@@ -109,7 +109,12 @@ final class RedisRateLimiter implements RateLimiter {
                 // cancelled; Redis did not fail: nothing is sent again, no failure is counted, no
                 // connection dropped, and the interrupt status is kept for the caller to see.
                 breaker.callWentElsewhere(); // neither success nor failure: a probe this was lets the next one through
-                Thread.currentThread().interrupt();
+                if (!settings.connections().isClosed()) {
+                    // Closed, the interrupt was most likely the store's: commons-pool interrupts the threads
+                    // waiting for a connection of a pool it closes, and a request thread must not be left
+                    // interrupted by it. (A caller cancelled at that very moment loses its interrupt.)
+                    Thread.currentThread().interrupt();
+                }
                 return whenUnavailable(breaker, client, cost, failedAt);
             }
             if (sendsAgain(e) && settings.connections().hasClient()) {

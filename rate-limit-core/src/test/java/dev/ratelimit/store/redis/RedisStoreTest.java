@@ -11,6 +11,7 @@ import dev.ratelimit.StoreHealth;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.Waiter;
 import dev.ratelimit.testing.RedisServer;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -24,6 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.IntStream;
 import java.util.concurrent.Callable;
@@ -34,6 +36,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -343,6 +346,33 @@ class RedisStoreTest {
             Decision after = limiter.tryAcquire("k");
             assertThat(after.source()).as("no breaker was opened").isEqualTo(Source.STORE);
             assertThat(after.remaining()).isEqualTo(99);
+        }
+    }
+
+    @Test
+    void closingTheStoreLeavesNoInterruptOnAThreadWaitingForAPooledConnection() throws Exception {
+        ExecutorService callers = Executors.newFixedThreadPool(2);
+        try (RedisServer own = RedisServer.start()) {
+            RedisStore store = RedisStore.builder().url(own.url()).pipelining(false).poolSize(1)
+                    .failureMode(dev.ratelimit.FailureMode.FAIL_CLOSED).readTimeout(Duration.ofSeconds(10)).build();
+            RateLimiter limiter = store.limiter(Limit.of("closing-pool", Policy.fixedWindow(100, LONG)));
+            assertThat(limiter.tryAcquire("warm-up").source()).isEqualTo(Source.STORE);
+            own.clientPause(3_000); // holds the one connection's next call
+            Future<Decision> holding = callers.submit(() -> limiter.tryAcquire("a"));
+            AtomicReference<Thread> waiter = new AtomicReference<>();
+            Future<Boolean> interruptedAfter = callers.submit(() -> {
+                waiter.set(Thread.currentThread());
+                limiter.tryAcquire("b"); // waits for the connection "a" holds
+                return Thread.currentThread().isInterrupted();
+            });
+            Awaitility.await("a caller waiting for the pool").atMost(Duration.ofSeconds(5))
+                    .until(() -> waiter.get() != null && waiter.get().getState() == Thread.State.TIMED_WAITING
+                            && Arrays.stream(waiter.get().getStackTrace()).anyMatch(f -> f.getMethodName().equals("borrowObject")));
+            store.close(); // commons-pool interrupts the threads waiting for a connection of the pool it closes
+            assertThat(interruptedAfter.get(10, TimeUnit.SECONDS)).as("the waiting caller's interrupt status").isFalse();
+            holding.get(10, TimeUnit.SECONDS);
+        } finally {
+            callers.shutdownNow();
         }
     }
 

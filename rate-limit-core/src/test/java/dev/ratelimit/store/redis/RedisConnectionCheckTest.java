@@ -118,7 +118,8 @@ class RedisConnectionCheckTest {
         }
     }
 
-    private static RateLimitListener recording(List<String> heard) {
+    /** A listener that adds "error" for each store error and "PREVIOUS->CURRENT" for each health change to {@code heard}. */
+    static RateLimitListener recording(List<String> heard) {
         return new RateLimitListener() {
             @Override
             public void onStoreError(Throwable error) {

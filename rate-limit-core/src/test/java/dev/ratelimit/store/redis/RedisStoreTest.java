@@ -324,17 +324,7 @@ class RedisStoreTest {
         try (RedisClient own = RedisClient.builder().hostAndPort(new HostAndPort("127.0.0.1", redis.port()))
                 .clientConfig(DefaultJedisClientConfig.builder().timeoutMillis(2_000).build()).poolConfig(onlyOne).build();
              RedisStore store = RedisStore.builder().client(own).pipelining(false).failureMode(dev.ratelimit.FailureMode.FAIL_CLOSED)
-                     .listener(new RateLimitListener() {
-                         @Override
-                         public void onStoreError(Throwable error) {
-                             heard.add("error");
-                         }
-
-                         @Override
-                         public void onHealthChange(StoreHealth previous, StoreHealth current) {
-                             heard.add(previous + "->" + current);
-                         }
-                     }).build()) {
+                     .listener(RedisConnectionCheckTest.recording(heard)).build()) {
             RateLimiter limiter = store.limiter(Limit.of("pool-busy", Policy.fixedWindow(100, LONG)));
             try (Connection busy = own.getPool().getResource()) { // the pool's only connection, busy elsewhere
                 for (int i = 0; i < 10; i++) {

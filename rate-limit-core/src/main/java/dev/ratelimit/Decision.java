@@ -27,7 +27,8 @@ import java.util.Optional;
  *                         exact µs until this same request would pass, except while Redis is unavailable
  *                         for a {@link Verdict#STORE_UNAVAILABLE} decision and for the local fallback's
  *                         refusal of a cost above this instance's share: then a hint, the µs until Redis
- *                         is asked again (the circuit breaker's open period, at least 1)
+ *                         is asked again (the circuit breaker's open period, at least 1), or {@link #NEVER}
+ *                         once the Redis store was closed
  */
 public record Decision(Verdict verdict, Source source, Policy policy, long limit, long remaining,
                        long resetAfterMicros, long retryAfterMicros) {

@@ -16,7 +16,8 @@ public enum Verdict {
     COST_EXCEEDS_LIMIT,
     /**
      * The store could not decide (Redis down) and the failure mode is fail-closed, or the local
-     * fallback failed too. {@link Decision#retryAfter()} is a hint: when Redis is asked again. The
+     * fallback failed too. {@link Decision#retryAfter()} is a hint: when Redis is asked again (empty
+     * once the store was closed: never). The
      * servlet filter answers 503, not 429.
      */
     STORE_UNAVAILABLE

@@ -372,12 +372,11 @@ final class RedisRateLimiter implements RateLimiter {
                 return new Decision(Verdict.COST_EXCEEDS_LIMIT, modeSource(), p, p.limit(), p.limit(), 0, Decision.NEVER);
             }
         }
-        long hint = Math.max(1, breaker.retryHintMicros(now));
-        // A closed store never calls Redis again: its refusal can never pass, so a Waiter returns it at once.
-        long unavailableFor = settings.connections().isClosed() ? Decision.NEVER : hint;
+        // "When Redis is asked again": never, for a closed store, so a Waiter returns its refusal at once.
+        long hint = settings.connections().isClosed() ? Decision.NEVER : Math.max(1, breaker.retryHintMicros(now));
         return switch (settings.failureMode()) {
             case FAIL_OPEN -> new Decision(Verdict.ALLOWED, Source.FAIL_OPEN, first, first.limit(), first.limit(), 0, 0);
-            case FAIL_CLOSED -> new Decision(Verdict.STORE_UNAVAILABLE, Source.FAIL_CLOSED, first, first.limit(), 0, 0, unavailableFor);
+            case FAIL_CLOSED -> new Decision(Verdict.STORE_UNAVAILABLE, Source.FAIL_CLOSED, first, first.limit(), 0, 0, hint);
             case LOCAL_FALLBACK -> local(client, cost, hint);
         };
     }

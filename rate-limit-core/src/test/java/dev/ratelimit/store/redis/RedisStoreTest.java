@@ -286,6 +286,19 @@ class RedisStoreTest {
     }
 
     @Test
+    void aClosedStoresLocalFallbackRefusalAboveItsShareIsReturnedAtOnceByAWaiter() throws InterruptedException {
+        RedisStore closing = RedisStore.builder().url(redis.url()).fallbackShare(0.5).build(); // LOCAL_FALLBACK
+        RateLimiter limiter = closing.limiter(Limit.of("closed-share", Policy.fixedWindow(10, LONG)));
+        closing.close();
+        Decision above = limiter.tryAcquire("k", 6); // above this instance's share of 5, within the limit of 10
+        assertThat(above.verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(above.retryAfter()).as("it would pass once Redis is asked again: never").isEmpty();
+        ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+        Waiter.of(clock, clock::advance).tryAcquire(limiter, "k", 6, Duration.ofSeconds(30));
+        assertThat(clock.nowMicros()).as("slept for").isEqualTo(Instant.parse("2026-01-01T00:00:00Z").toEpochMilli() * 1000);
+    }
+
+    @Test
     void closingAStoreLeavesAClientPassedInOpenForItsOwner() {
         try (RedisClient own = RedisClient.builder().hostAndPort(new HostAndPort("127.0.0.1", redis.port()))
                 .clientConfig(DefaultJedisClientConfig.builder().timeoutMillis(2_000).build()).build()) {

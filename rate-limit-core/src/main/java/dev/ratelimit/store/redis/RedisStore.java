@@ -108,8 +108,9 @@ public final class RedisStore implements RateLimitStore {
      * passes it and a user whose key patterns leave out the prefix does not. Commands that only write
      * ({@code SET}, {@code ZADD}...) show at the first request that passes. Decisions never need this:
      * call it at start-up to learn of a wrong URL, password, TLS setting or ACL then, not from the first
-     * request's outage warning. It waits at most the connect and read timeouts (of each sentinel or seed
-     * node it must ask first).
+     * request's outage warning. Each round trip waits at most the connect and read timeouts (of each
+     * sentinel or seed node it must ask first); a first check may make three, as a first decision
+     * does, to load the decision code or fall back to scripts.
      *
      * <p>A failed check makes {@link #health()} {@link StoreHealth#DEGRADED} (the listener is told; the
      * store does not log it, the exception is yours to log, but logs the outage's end) until a call or a
@@ -128,17 +129,8 @@ public final class RedisStore implements RateLimitStore {
             if (!settings.connections().isClosed() && !RedisRateLimiter.isCancellation(e)) {
                 settings.breakers().onCheck(new OutageLog.CheckFailed(e));
             }
-            // Without Redis' or Jedis' full stop: callers go on with "; starting anyway...".
-            String why = OutageLog.describe(e).replaceFirst("\\.$", "");
-            if (why.contains("NOPERM") && why.contains("keys")) {
-                // Redis names neither the key nor the user's patterns.
-                why += " (the user's key patterns must allow ~" + settings.keyPrefix() + "*)";
-            } else if (why.contains("All sentinels down")) {
-                // Jedis says why each sentinel failed only in its own WARN lines (a NOAUTH, say).
-                why += " (or they need a password or TLS, which a redis-sentinel:// URL cannot give them: pass a"
-                        + " RedisSentinelClient of your own to client(...))";
-            }
-            throw new IllegalStateException("Redis store " + description + " failed its connection check: " + why, e);
+            throw new IllegalStateException("Redis store " + description + " failed its connection check: "
+                    + CheckFailure.why(e, settings.keyPrefix()), e);
         }
         settings.breakers().onCheck(null);
     }
@@ -550,7 +542,8 @@ public final class RedisStore implements RateLimitStore {
             String prefix = keyPrefix.equals(DEFAULT_KEY_PREFIX) ? "" : " with key prefix " + keyPrefix;
             if (client != null) {
                 return new RedisStore(this, Connections.wrap(client),
-                        "(client " + client.getClass().getSimpleName() + ")" + prefix);
+                        "(client " + (client.getClass().getSimpleName().isEmpty() ? client.getClass().getName()
+                                : client.getClass().getSimpleName()) + ")" + prefix);
             }
             return new RedisStore(this, Connections.of(parsedUrl, connectTimeout, readTimeout, poolSize, sslOptions),
                     parsedUrl + prefix);

@@ -35,6 +35,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -349,6 +350,42 @@ class RedisStoreTest {
             Decision after = limiter.tryAcquire("k");
             assertThat(after.source()).as("no breaker was opened").isEqualTo(Source.STORE);
             assertThat(after.remaining()).isEqualTo(99);
+        }
+    }
+
+    @Test
+    void aHungRedisStillOpensTheBreakerWhileMostCallersFindNoFreeConnection() throws Exception {
+        GenericObjectPoolConfig<Connection> two = new GenericObjectPoolConfig<>();
+        two.setMaxTotal(2);
+        two.setMaxWait(Duration.ofMillis(50));
+        ExecutorService callers = Executors.newFixedThreadPool(16);
+        AtomicBoolean stop = new AtomicBoolean();
+        try (RedisServer own = RedisServer.start();
+             RedisClient client = RedisClient.builder().hostAndPort(new HostAndPort("127.0.0.1", own.port()))
+                     .clientConfig(DefaultJedisClientConfig.builder().timeoutMillis(300).resp2().build()).poolConfig(two).build();
+             RedisStore store = RedisStore.builder().client(client).pipelining(false)
+                     .failureMode(dev.ratelimit.FailureMode.FAIL_CLOSED).build()) {
+            RateLimiter limiter = store.limiter(Limit.of("hung", Policy.fixedWindow(1000, LONG)));
+            assertThat(limiter.tryAcquire("warm-up").source()).isEqualTo(Source.STORE);
+            own.pause();
+            try {
+                for (int t = 0; t < 16; t++) {
+                    String key = "caller-" + t;
+                    callers.submit(() -> {
+                        while (!stop.get()) {
+                            limiter.tryAcquire(key);
+                        }
+                    });
+                }
+                // The calls holding the two connections time out and count, however many callers time out on the pool.
+                Awaitility.await("the breaker open").atMost(Duration.ofSeconds(10))
+                        .until(() -> store.health() == StoreHealth.CIRCUIT_OPEN);
+            } finally {
+                stop.set(true);
+                callers.shutdown();
+                own.resume();
+            }
+            assertThat(callers.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
         }
     }
 

@@ -166,6 +166,24 @@ final class Connections implements AutoCloseable {
     }
 
     /**
+     * The Redis Cluster masters that own slots, as the client last saw the slot map; empty unless this
+     * store created a cluster client. Reads the whole map: for the start-up check. Never calls Redis.
+     */
+    Set<HostAndPort> masters() {
+        ClusterConnectionProvider slots = clusterSlots;
+        Set<HostAndPort> masters = new LinkedHashSet<>();
+        if (slots != null) {
+            for (int slot = 0; slot < Protocol.CLUSTER_HASHSLOTS; slot++) {
+                HostAndPort node = slots.getNode(slot);
+                if (node != null) {
+                    masters.add(node);
+                }
+            }
+        }
+        return masters;
+    }
+
+    /**
      * Whether Redis Cluster master {@code node} owns a hash slot in the slot map as the client last saw
      * it (true when this store has no slot map). Reads the whole map: for a failing master only, and
      * rarely. Never calls Redis.

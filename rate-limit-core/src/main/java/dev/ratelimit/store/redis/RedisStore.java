@@ -101,8 +101,9 @@ public final class RedisStore implements RateLimitStore {
     }
 
     /**
-     * Connects now (unless connected) and makes one decision call for a request that can never pass,
-     * which Redis answers without writing anything: it needs what every decision needs (the password,
+     * Connects now (unless connected) and makes one decision call for a request that can never pass
+     * (on a Redis Cluster the store created, one on each master), which Redis answers without writing
+     * anything: it needs what every decision needs (the password,
      * TLS, the right to run the decision script, loading it where missing, and to read a key under the
      * key prefix, and the {@code TIME} and {@code GET} it sends), so that the README's least ACL user
      * passes it and a user whose key patterns leave out the prefix does not. Commands that only write

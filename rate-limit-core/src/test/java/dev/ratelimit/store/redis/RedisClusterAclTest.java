@@ -24,12 +24,14 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The README's least ACL user, set up by the README's own {@code ACL SETUSER} lines, on a Redis
  * Cluster: the store reads the slot map with it, decides on every master, and follows a
- * resharding's ASK redirections, all on Redis, with nothing refused but the optional CLIENT SETNAME.
+ * resharding's ASK redirections, all on Redis, with nothing refused but the optional CLIENT SETNAME;
+ * the start-up check asks every master, so a user set up wrong on one fails it.
  */
 class RedisClusterAclTest {
     private static final Limit LIMIT = Limit.of("cluster-acl", Policy.fixedWindow(10, Duration.ofDays(400)));
@@ -86,6 +88,29 @@ class RedisClusterAclTest {
         for (RedisServer node : cluster.currentMasters()) {
             assertThat(deniedByAcl(node)).as("ACL LOG of %s: only the optional CLIENT SETNAME", node)
                     .allMatch(object -> object.equals("client|setname"));
+        }
+    }
+
+    @Test
+    void theStartUpCheckAsksEveryMasterSoAUserSetUpWrongOnOneFailsIt() throws IOException {
+        for (RedisServer node : cluster.nodes()) {
+            for (List<String> command : readmeAclCommands()) {
+                node.call(command.toArray());
+            }
+        }
+        String url = cluster.url().replace("redis-cluster://", "redis-cluster://ratelimit:password@");
+        List<RedisServer> masters = cluster.currentMasters();
+        for (RedisServer wrong : masters) {
+            wrong.call("ACL", "SETUSER", "ratelimit", "resetkeys", "~other:*"); // an operator's slip on one node
+            try (RedisStore store = RedisStore.builder().url(url).readTimeout(Duration.ofSeconds(1)).build()) {
+                assertThatThrownBy(store::checkConnection).as("the user set up wrong on %s", wrong)
+                        .hasMessageContaining("NOPERM").hasMessageEndingWith("(the user's key patterns must allow ~rl:*)");
+            } finally {
+                wrong.call("ACL", "SETUSER", "ratelimit", "resetkeys", "~rl:*");
+            }
+        }
+        try (RedisStore store = RedisStore.builder().url(url).readTimeout(Duration.ofSeconds(1)).build()) {
+            store.checkConnection();
         }
     }
 

@@ -8,17 +8,11 @@ import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Source;
 import dev.ratelimit.Verdict;
-import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisClusterOperationException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -30,8 +24,6 @@ import java.util.function.Supplier;
  * null key or a cost below 1 leaves {@link #tryAcquire}.
  */
 final class RedisRateLimiter implements RateLimiter {
-    /** What {@link #check} asks about: a limit of one, so that a request of cost 2 can never pass. */
-    private static final Limit CHECK = Limit.of("check", Policy.fixedWindow(1, Duration.ofSeconds(1)));
     private final ScriptLimit script;
     private final RedisStore.Settings settings;
     private final DenialCache denials;
@@ -162,42 +154,6 @@ final class RedisRateLimiter implements RateLimiter {
             }
         }
         return decision;
-    }
-
-    /**
-     * The start-up check's calls: one decision, through the store's script and connections, for a
-     * request that can never pass (cost 2 of a fixed window of 1), so Redis reads the clock and one
-     * key and writes nothing; on a Redis Cluster the store created, one on each master, whose ACL
-     * users are set up one by one. It needs what every decision needs: the connection, the password,
-     * TLS, the right to call the script (loading it where missing) and to use keys under the prefix,
-     * and {@code TIME} and {@code GET}. Throws whatever a call throws.
-     */
-    static void check(RedisStore.Settings settings) {
-        ScriptLimit check = new ScriptLimit(settings.keyPrefix(), CHECK, settings.library());
-        UnifiedJedis redis = settings.connections().client();
-        for (String client : checkClients(settings, check)) {
-            String now = settings.timeFromClock() ? Long.toString(settings.clock().nowMicros()) : ScriptLimit.REDIS_TIME;
-            check.script().run(settings.calls(), redis, check.keys(client), check.args(now, 2, settings.ttlSlackMillis()));
-        }
-    }
-
-    /** Hashed client ids for {@link #check}: one whose keys each Cluster master owns, else one. */
-    private static List<String> checkClients(RedisStore.Settings settings, ScriptLimit check) {
-        Set<HostAndPort> masters = settings.connections().masters();
-        List<String> clients = new ArrayList<>();
-        Set<HostAndPort> covered = new HashSet<>();
-        // A master owning a share s of the slots is hit after about 1/s ids: a few per master.
-        for (int i = 0; i < 100_000 && (clients.isEmpty() || covered.size() < masters.size()); i++) {
-            String client = settings.clientHash().of("connection-check-" + i);
-            HostAndPort node = settings.connections().nodeOf(check.keys(client).get(0));
-            if (masters.isEmpty() || node != null && covered.add(node)) {
-                clients.add(client);
-            }
-        }
-        if (clients.isEmpty()) {
-            clients.add(settings.clientHash().of("connection-check")); // a slot map without owners: ask where Jedis sends it
-        }
-        return clients;
     }
 
     private long[] call(List<String> keys, long cost, long sentAt) {

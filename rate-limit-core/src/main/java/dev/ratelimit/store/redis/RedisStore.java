@@ -125,7 +125,7 @@ public final class RedisStore implements RateLimitStore {
      */
     public void checkConnection() {
         try {
-            RedisRateLimiter.check(settings);
+            ConnectionCheck.run(settings);
         } catch (RuntimeException e) {
             if (!settings.connections().isClosed() && !RedisRateLimiter.isCancellation(e)) {
                 settings.breakers().onCheck(new OutageLog.CheckFailed(e));

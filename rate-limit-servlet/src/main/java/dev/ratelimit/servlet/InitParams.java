@@ -144,7 +144,7 @@ final class InitParams {
         }
         builder.ownedStore(store(mode));
         try {
-            return builder.settings();
+            return builder.settings(prefix());
         } catch (InvalidConfigurationException e) {
             String name = paramOf(e.path());
             String value = param(name);

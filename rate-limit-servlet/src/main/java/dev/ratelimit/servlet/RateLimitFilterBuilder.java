@@ -322,10 +322,11 @@ public final class RateLimitFilterBuilder {
      *                                       class path (as {@link RateLimitConfig#defaults()})
      */
     public RateLimitFilter build() {
-        return new RateLimitFilter(settings());
+        return new RateLimitFilter(settings("RateLimitFilter: "));
     }
 
-    Settings settings() {
+    /** @param logPrefix starts the line that warns of a trusted proxy block holding every address */
+    Settings settings(String logPrefix) {
         if (clientIdResolver != null && identityOptionSet) {
             throw new InvalidConfigurationException("clientIdResolver", "apiKeyHeader, maxApiKeyLength, trustedProxies, "
                     + "forwardedHeader and apiKeyVerifier configure the default resolver; set them on your own resolver instead");
@@ -335,7 +336,7 @@ public final class RateLimitFilterBuilder {
                     + "is empty; was " + forwardedHeader.headerName());
         }
         if (clientIdResolver == null && trustedProxies.everyAddressBlock() != null) {
-            LoggerFactory.getLogger(RateLimitFilter.class).warn("RateLimitFilter: trusted proxies include "
+            LoggerFactory.getLogger(RateLimitFilter.class).warn(logPrefix + "trusted proxies include "
                     + trustedProxies.everyAddressBlock() + ", every address: a client that reaches the application directly, "
                     + "not through a proxy, chooses its own address (and quota) by writing the forwarding header; list your "
                     + "proxies' addresses instead unless only they can reach it");

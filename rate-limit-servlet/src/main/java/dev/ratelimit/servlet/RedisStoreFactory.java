@@ -42,9 +42,7 @@ final class RedisStoreFactory {
         try {
             store.checkConnection();
             // Named as the store names itself in its own lines (and in the failure's message below).
-            String prefix = params.keyPrefix() == null || params.keyPrefix().equals("rl:") ? "" : " with key prefix " + params.keyPrefix();
-            LoggerFactory.getLogger(RateLimitFilter.class).info(logPrefix + "Redis store " + RedisParams.maskedUrl(params.url())
-                    + prefix + " answered its connection check");
+            LoggerFactory.getLogger(RateLimitFilter.class).info(logPrefix + store + " answered its connection check");
         } catch (IllegalStateException e) {
             FailureMode mode = params.failureMode() == null ? FailureMode.LOCAL_FALLBACK : params.failureMode();
             LoggerFactory.getLogger(RateLimitFilter.class).warn(logPrefix + RedisParams.masked(String.valueOf(e.getMessage()))

@@ -103,6 +103,19 @@ class FailureWarningTest {
     }
 
     @Test
+    void theWarningOfAFilterFromInitParamsNamesTheFilterAsItsOtherLinesDo() {
+        RateLimitFilter filter = new RateLimitFilter();
+        assertThat(StderrLog.during(() -> {
+            try {
+                filter.init(new MapFilterConfig("trusted-proxies", "0.0.0.0/0"));
+            } catch (jakarta.servlet.ServletException e) {
+                throw new AssertionError(e);
+            }
+        })).contains("RateLimitFilter rateLimit: trusted proxies include 0.0.0.0/0, every address");
+        filter.destroy();
+    }
+
+    @Test
     void aStoreThatFailsToCloseIsWarnedOfAndDestroyCompletes() {
         RateLimitStore failing = new RateLimitStore() {
             private final RateLimitStore memory = MemoryStore.builder().build();

@@ -289,12 +289,15 @@ class RedisFilterTest {
     @Test
     void aFilterOnRedisChecksItsConnectionAtInitAndStartsEvenWhenRedisIsDown() {
         String up = StderrLog.during(() -> serverWithInitParams("store", redis.url()));
-        assertThat(up).contains("INFO dev.ratelimit.servlet.RateLimitFilter - RateLimitFilter rateLimit: Redis store "
-                + redis.url() + " answered its connection check");
+        assertThat(up).contains("INFO dev.ratelimit.servlet.RateLimitFilter - RateLimitFilter rateLimit: RedisStore["
+                + redis.url() + ", failureMode=LOCAL_FALLBACK, health=UP] answered its connection check");
         // Applications sharing one Redis keep apart by their key prefixes: the store's lines name a prefix of their own.
         String app1 = StderrLog.during(() -> serverWithInitParams("store", redis.url(), "redis-key-prefix", "app1:"));
-        assertThat(app1).contains("RateLimitFilter rateLimit: Redis store " + redis.url()
-                + " with key prefix app1: answered its connection check");
+        assertThat(app1).contains("RateLimitFilter rateLimit: RedisStore[" + redis.url()
+                + " with key prefix app1:, failureMode=LOCAL_FALLBACK, health=UP] answered its connection check");
+        // As the store names itself in its own lines: a URL's database 0 is left out.
+        String db0 = StderrLog.during(() -> serverWithInitParams("store", redis.url() + "/0"));
+        assertThat(db0).contains("RateLimitFilter rateLimit: RedisStore[" + redis.url() + ", failureMode");
 
         redis.kill();
         String password = "Pa55-never-logged";

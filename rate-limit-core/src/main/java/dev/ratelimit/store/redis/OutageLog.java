@@ -25,6 +25,8 @@ import org.slf4j.Logger;
 final class OutageLog {
     /** A minute: at most one "is failing" line per minute per store. */
     static final long QUIET_MICROS = 60_000_000L;
+    /** The longest line {@link #describe} makes. */
+    static final int MAX_LINE = 300;
 
     /** Where the lines go: the store's logger in production, a list in tests. */
     interface Lines {
@@ -123,26 +125,40 @@ final class OutageLog {
         }
     }
 
-    /** An exception as one log-safe line: no CR/LF, bounded length. */
+    /**
+     * An exception as one log-safe line: no CR/LF, at most {@value #MAX_LINE} characters. Where it is
+     * longer, the outer message is shortened first: the root cause says why (a TLS handshake's outer
+     * message repeats the whole chain, and the root's "unable to find valid certification path" was cut).
+     */
     static String describe(Throwable cause) {
         if (cause == null) {
             return "no cause";
         }
-        String text = withRoot(cause);
+        String outer = cause.getClass().getSimpleName() + ": " + cause.getMessage();
         Throwable root = rootOf(cause);
+        String why = root == cause ? "" : causedBy(root);
         if (root.getSuppressed().length > 0) {
             // Jedis' "Could not initialize cluster slots cache." says why only in the first node's
             // failure, which it adds as suppressed (a wrong password: WRONGPASS; not a cluster: ERR).
-            text += " (first failure: " + withRoot(root.getSuppressed()[0]) + ")";
+            Throwable first = root.getSuppressed()[0];
+            why += " (first failure: " + first.getClass().getSimpleName() + ": " + first.getMessage()
+                    + (rootOf(first) == first ? "" : causedBy(rootOf(first))) + ")";
         }
-        text = text.replaceAll("[\\r\\n\\p{Cntrl}]", " ");
-        return text.length() > 300 ? text.substring(0, 300) + "..." : text;
+        outer = oneLine(outer);
+        why = oneLine(why);
+        if (outer.length() + why.length() > MAX_LINE && why.length() <= MAX_LINE / 2) {
+            outer = outer.substring(0, MAX_LINE - why.length() - 3) + "...";
+        }
+        String text = outer + why;
+        return text.length() > MAX_LINE ? text.substring(0, MAX_LINE - 3) + "..." : text;
     }
 
-    private static String withRoot(Throwable cause) {
-        String text = cause.getClass().getSimpleName() + ": " + cause.getMessage();
-        Throwable root = rootOf(cause);
-        return root == cause ? text : text + " (caused by " + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
+    private static String causedBy(Throwable root) {
+        return " (caused by " + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
+    }
+
+    private static String oneLine(String text) {
+        return text.replaceAll("[\\r\\n\\p{Cntrl}]", " ");
     }
 
     private static Throwable rootOf(Throwable cause) {

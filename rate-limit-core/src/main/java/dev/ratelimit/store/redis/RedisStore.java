@@ -131,7 +131,7 @@ public final class RedisStore implements RateLimitStore {
                 settings.breakers().onCheck(new OutageLog.CheckFailed(e));
             }
             throw new IllegalStateException("Redis store " + description + " failed its connection check: "
-                    + CheckFailure.why(e, settings.keyPrefix()), e);
+                    + CheckFailure.why(e, settings.keyPrefix(), description.startsWith("rediss")), e);
         }
         settings.breakers().onCheck(null);
     }

@@ -127,7 +127,17 @@ class OutageLogTest {
                 .isEqualTo("IllegalStateException: pool  empty (caused by IOException: refused)");
         String exactly300 = "x".repeat(300 - "IllegalStateException: ".length());
         assertThat(OutageLog.describe(new IllegalStateException(exactly300))).hasSize(300).doesNotEndWith("...");
-        assertThat(OutageLog.describe(new IllegalStateException(exactly300 + "y"))).hasSize(303).endsWith("x...");
+        assertThat(OutageLog.describe(new IllegalStateException(exactly300 + "y"))).hasSize(300).endsWith("x...");
+    }
+
+    @Test
+    void aLongOuterMessageIsShortenedBeforeTheRootCauseThatSaysWhy() {
+        String pkix = "unable to find valid certification path to requested target";
+        Exception handshake = new RuntimeException("javax.net.ssl.SSLHandshakeException: PKIX path building failed: "
+                + "sun.security.provider.certpath.SunCertPathBuilderException: " + pkix + " ".repeat(100),
+                new IllegalStateException(pkix));
+        assertThat(OutageLog.describe(handshake)).hasSize(300).startsWith("RuntimeException: javax.net.ssl.SSLHandshakeException")
+                .contains("...").endsWith(" (caused by IllegalStateException: " + pkix + ")");
     }
 
     @Test

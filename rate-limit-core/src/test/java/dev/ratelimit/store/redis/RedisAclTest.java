@@ -126,7 +126,7 @@ class RedisAclTest {
         setUser("wrongkeys", wrongKeys);
         try (RedisStore store = store("wrongkeys", 0)) {
             assertThatThrownBy(store::checkConnection).as("the start-up check uses a key as decisions do")
-                    .hasMessageContaining("NOPERM").hasMessageEndingWith("(the user's key patterns must allow ~rl:*)");
+                    .hasMessageContaining("NOPERM").hasMessageEndingWith("(the user's key patterns must allow reading and writing ~rl:*)");
             RateLimiter limiter = store.limiter(ALL);
             assertThat(limiter.tryAcquire("client").source()).as("keys outside the ACL").isEqualTo(Source.FAIL_CLOSED);
             setUser("wrongkeys", List.of("~rl:*")); // the operator fixes the ACL
@@ -134,6 +134,18 @@ class RedisAclTest {
         }
         assertThat(redis.calls("cmdstat_fcall")).as("still deciding by FCALL once the keys are allowed").isGreaterThanOrEqualTo(1);
         assertThat(redis.calls("cmdstat_evalsha")).isZero();
+    }
+
+    @Test
+    void aUserAllowedOnlyToReadThePrefixsKeysFailsTheStartUpCheckWithTheHint() {
+        List<String> readOnly = new ArrayList<>(README_ACL);
+        readOnly.set(readOnly.indexOf("~rl:*"), "%R~rl:*");
+        setUser("readonly", readOnly);
+        try (RedisStore store = store("readonly", 0)) {
+            assertThatThrownBy(store::checkConnection).as("a decision's keys are declared for reading and writing")
+                    .hasMessageContaining("NOPERM").hasMessageEndingWith("(the user's key patterns must allow reading and writing ~rl:*)");
+            assertThat(store.limiter(ALL).tryAcquire("client").source()).isEqualTo(Source.FAIL_CLOSED);
+        }
     }
 
     @Test

@@ -104,7 +104,7 @@ class RedisClusterAclTest {
             wrong.call("ACL", "SETUSER", "ratelimit", "resetkeys", "~other:*"); // an operator's slip on one node
             try (RedisStore store = RedisStore.builder().url(url).readTimeout(Duration.ofSeconds(1)).build()) {
                 assertThatThrownBy(store::checkConnection).as("the user set up wrong on %s", wrong)
-                        .hasMessageContaining("NOPERM").hasMessageEndingWith("(the user's key patterns must allow ~rl:*)");
+                        .hasMessageContaining("NOPERM").hasMessageEndingWith("(the user's key patterns must allow reading and writing ~rl:*)");
             } finally {
                 wrong.call("ACL", "SETUSER", "ratelimit", "resetkeys", "~rl:*");
             }

@@ -29,6 +29,7 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -124,6 +125,12 @@ class RedisTlsTest {
             assertThat(decide(RedisStore.builder().url(url).sslOptions(withKey))).isEqualTo(Source.STORE);
             assertThat(decide(RedisStore.builder().url(url).sslOptions(certs.trusting())))
                     .as("no client certificate").isEqualTo(Source.FAIL_CLOSED);
+            try (RedisStore noCertificate = RedisStore.builder().url(url).sslOptions(certs.trusting())
+                    .connectTimeout(Duration.ofSeconds(2)).readTimeout(Duration.ofSeconds(2)).build()) {
+                assertThatThrownBy(noCertificate::checkConnection).as("the server closes the connection; the check says why it may")
+                        .hasMessageEndingWith("closes the connection on a missing or untrusted one: give one with"
+                                + " -Djavax.net.ssl.keyStore or sslOptions)");
+            }
 
             // A URL alone uses the JVM's default SSL context, which -Djavax.net.ssl.keyStore and
             // -Djavax.net.ssl.trustStore configure (the example app and the filter's init-params give only a URL).

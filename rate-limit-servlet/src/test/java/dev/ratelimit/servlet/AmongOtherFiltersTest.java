@@ -12,9 +12,12 @@ import dev.ratelimit.servlet.client.InvalidClientException;
 import dev.ratelimit.servlet.headers.HeaderStyle;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
+import jakarta.servlet.ServletOutputStream;
+import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import jakarta.servlet.http.HttpServletResponseWrapper;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.junit.jupiter.api.Test;
@@ -370,6 +373,110 @@ class AmongOtherFiltersTest {
             // Before, the 5 bytes the application announced stood, and Jetty failed the longer refusal with a 500.
             assertThat(last.statusCode()).isEqualTo(429);
             assertThat(last.body()).contains("\"status\":429");
+        }
+    }
+
+    /**
+     * A response as Open Liberty 26 treats it: {@code setContentLengthLong(-1)} is taken literally, and
+     * the next write fails with an {@link IndexOutOfBoundsException}; or, with {@code failProblems}, any
+     * write of a problem body fails so.
+     */
+    private static Filter containerQuirk(boolean failProblems) {
+        return (req, res, chain) -> chain.doFilter(req, new HttpServletResponseWrapper((HttpServletResponse) res) {
+            private boolean negativeLength;
+
+            @Override
+            public void setContentLength(int len) {
+                setContentLengthLong(len);
+            }
+
+            @Override
+            public void setContentLengthLong(long len) {
+                negativeLength = len < 0;
+                super.setContentLengthLong(len);
+            }
+
+            @Override
+            public ServletOutputStream getOutputStream() throws IOException {
+                ServletOutputStream out = super.getOutputStream();
+                boolean problem = failProblems && String.valueOf(getContentType()).startsWith("application/problem+json");
+                return new ServletOutputStream() {
+                    @Override
+                    public void write(int b) throws IOException {
+                        write(new byte[] {(byte) b}, 0, 1);
+                    }
+
+                    @Override
+                    public void write(byte[] b, int off, int len) throws IOException {
+                        if (negativeLength || problem) {
+                            throw new IndexOutOfBoundsException("Range [0, 0 + -1) out of bounds for length " + len);
+                        }
+                        out.write(b, off, len);
+                    }
+
+                    @Override
+                    public boolean isReady() {
+                        return out.isReady();
+                    }
+
+                    @Override
+                    public void setWriteListener(WriteListener listener) {
+                        out.setWriteListener(listener);
+                    }
+                };
+            }
+        });
+    }
+
+    /** Serves {@code /api/scan} behind {@code quirk} and the filter; counts the requests that reach it. */
+    private static TestServer behind(Filter quirk, List<String> served) {
+        HttpServlet app = new HttpServlet() {
+            @Override
+            protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+                served.add(req.getRequestURI());
+                resp.getWriter().write("ok");
+            }
+        };
+        return TestServer.start(context -> {
+            context.addServlet(new ServletHolder("app", app), "/api/scan");
+            context.addFilter(holder("quirk", quirk), "/*", EnumSet.of(DispatcherType.REQUEST));
+            context.addFilter(holder("rateLimit", RateLimitFilter.builder().build()), "/*", EnumSet.of(DispatcherType.REQUEST));
+        });
+    }
+
+    @Test
+    void aContainerThatTakesALengthOfMinusOneLiterallyGetsTheWholeRefusal() {
+        List<String> served = new ArrayList<>();
+        try (TestServer server = behind(containerQuirk(false), served)) {
+            for (int i = 0; i < 10; i++) {
+                assertThat(server.get("/api/scan").statusCode()).isEqualTo(200);
+            }
+            HttpResponse<String> refused = server.get("/api/scan");
+            // Before, the refusal cleared a length with -1: on Open Liberty its body failed, and the refused
+            // request went on to the application as if the store had failed.
+            assertThat(refused.statusCode()).isEqualTo(429);
+            assertThat(refused.body()).contains("\"status\":429");
+            assertThat(served).hasSize(10);
+        }
+    }
+
+    @Test
+    void aRefusalWhoseBodyTheContainerFailsIsStillARefusalAndNeverReachesTheApplication() {
+        List<String> served = new ArrayList<>();
+        try (TestServer server = behind(containerQuirk(true), served)) {
+            for (int i = 0; i < 10; i++) {
+                assertThat(server.get("/api/scan").statusCode()).isEqualTo(200);
+            }
+            String log = StderrLog.during(() -> {
+                HttpResponse<String> refused = server.get("/api/scan");
+                assertThat(refused.statusCode()).isEqualTo(429);
+                assertThat(refused.headers().firstValue("Retry-After")).isPresent();
+                assertThat(refused.headers().firstValue("X-RateLimit-Remaining")).hasValue("0");
+            });
+            assertThat(served).as("the refused request never reached the application").hasSize(10);
+            assertThat(log).contains("could not write the body of a 429");
+            assertThat(StderrLog.during(() -> assertThat(server.get("/api/scan").statusCode()).isEqualTo(429)))
+                    .as("said once").doesNotContain("could not write");
         }
     }
 }

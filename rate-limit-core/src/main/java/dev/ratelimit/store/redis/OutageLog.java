@@ -117,7 +117,7 @@ final class OutageLog {
             }
             outageLogged = true;
             startLeftToCaller = false;
-            lines.warn("Redis store " + description + ": circuit breaker open, Redis is probed again after the open period" + why);
+            lines.warn("Redis store " + description + " has its circuit breaker open; Redis is probed again after the open period" + why);
         } else if (current == StoreHealth.UP && outageLogged) {
             outageLogged = false;
             startLeftToCaller = false;

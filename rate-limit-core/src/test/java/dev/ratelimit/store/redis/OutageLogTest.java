@@ -20,7 +20,7 @@ class OutageLogTest {
     private static final String FAILING = "WARN Redis store redis://h:1 is failing; deciding by failure mode LOCAL_FALLBACK"
             + " until it recovers: IllegalStateException: down";
     private static final String RECOVERED = "INFO Redis store redis://h:1 has recovered; decisions are shared again";
-    private static final String OPEN = "WARN Redis store redis://h:1: circuit breaker open, Redis is probed again after the open period";
+    private static final String OPEN = "WARN Redis store redis://h:1 has its circuit breaker open; Redis is probed again after the open period";
     private static final IllegalStateException DOWN = new IllegalStateException("down");
 
     private final List<String> lines = new ArrayList<>();

@@ -63,7 +63,7 @@ class OutageLogTest {
         // Everything but the start-up banner (its INFO line and the indented lines under it).
         assertThat(log().lines().filter(line -> !line.contains(" INFO ") && !line.startsWith("  ")).toList()).satisfiesExactly(
                 check -> assertThat(check).contains(" WARN example - Redis store " + url + " failed its connection check: "),
-                open -> assertThat(open).contains(" WARN RedisStore - Redis store " + url + ": circuit breaker open"));
+                open -> assertThat(open).contains(" WARN RedisStore - Redis store " + url + " has its circuit breaker open"));
     }
 
     private String log() {

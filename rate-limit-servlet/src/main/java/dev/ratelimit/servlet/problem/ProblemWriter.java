@@ -5,8 +5,11 @@ import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
+import org.slf4j.LoggerFactory;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /** Sends a {@link Problem} as the whole response: its status, {@code application/problem+json}, the JSON body. */
 public final class ProblemWriter {
@@ -14,6 +17,8 @@ public final class ProblemWriter {
     public static final String MEDIA_TYPE = "application/problem+json";
 
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    private final AtomicBoolean bodyFailureLogged = new AtomicBoolean();
 
     /**
      * The JSON of {@code problem}, written here rather than by Jackson: Jackson's buffer recycling keeps
@@ -103,6 +108,10 @@ public final class ProblemWriter {
      * @param request  the request refused
      * @param response its response
      * @param problem  what to send
+     * A container that fails writing the body with a runtime exception leaves the refusal with its
+     * status and headers and without its body (logged once), never an exception that would pass the
+     * request on.
+     *
      * @throws IOException when writing the body fails
      */
     public void send(HttpServletRequest request, HttpServletResponse response, Problem problem) throws IOException {
@@ -115,13 +124,35 @@ public final class ProblemWriter {
         }
         if (request.getDispatcherType() != DispatcherType.INCLUDE) {
             // An async re-dispatch keeps what the application buffered and the length it announced before
-            // it: the problem is the whole answer, and a length left over would fail it with a 500.
+            // it: the problem is the whole answer, and a length left over would fail it with a 500. It is
+            // replaced by the problem's own, not cleared with -1, which Open Liberty takes literally.
             response.resetBuffer();
-            response.setContentLengthLong(-1);
+            if (response.containsHeader("Content-Length")) {
+                response.setContentLength(body.length);
+            }
         }
         response.setStatus(problem.status());
         response.setContentType(MEDIA_TYPE);
         response.setHeader("Cache-Control", "no-store");
+        try {
+            write(request, response, body);
+        } catch (RuntimeException containerFailed) {
+            // The status and headers are set: the refusal goes without its body rather than not at all (the
+            // filter would take the exception for a failure to decide and, failing open, pass the request on).
+            try {
+                response.resetBuffer();
+            } catch (IllegalStateException committed) {
+                // what was written stays
+            }
+            if (bodyFailureLogged.compareAndSet(false, true)) {
+                LoggerFactory.getLogger(ProblemWriter.class).warn("RateLimitFilter: the container could not write the body of a "
+                        + problem.status() + ": " + containerFailed.getClass().getName() + "; refusals go with their status and "
+                        + "headers but may lack their body (said once)");
+            }
+        }
+    }
+
+    private static void write(HttpServletRequest request, HttpServletResponse response, byte[] body) throws IOException {
         if (request.getDispatcherType() == DispatcherType.INCLUDE) {
             // The including page goes on writing after the include, most often through its writer (a JSP
             // always): taking the output stream here would make its getWriter() throw, the page a 500.
@@ -141,8 +172,8 @@ public final class ProblemWriter {
             response.getWriter().write(new String(body, StandardCharsets.UTF_8));
             return;
         }
-        // No Content-Length: writing that many bytes would commit the response at once. The container
-        // sets it when the response completes (the body is far smaller than its buffer).
+        // No Content-Length (unless one was left to replace): writing that many bytes would commit the
+        // response at once. The container sets it when the response completes (the body is far smaller than its buffer).
         out.write(body);
     }
 

@@ -70,6 +70,28 @@ class ClientIdentityTest {
     }
 
     @Test
+    void aForwardingHeaderFromAPeerNotTrustedIsWarnedOfOnceAsAProxyMissingFromTheTrustedOnes() {
+        start(RateLimitFilter.builder());
+        assertThat(StderrLog.during(() -> server.get("/api/scan"))).doesNotContain("trusted-proxies");
+        String first = StderrLog.during(() -> server.get("/api/scan", "X-Forwarded-For", "203.0.113.7"));
+        assertThat(first).contains("RateLimitFilter: a request from 127.0.0.1 carried X-Forwarded-For, which is believed only"
+                + " from trusted proxies, and was counted as 127.0.0.1; if that is your proxy's address, add it to trusted-proxies");
+        assertThat(StderrLog.during(() -> server.get("/api/scan", "X-Forwarded-For", "203.0.113.8"))).as("said once")
+                .doesNotContain("trusted-proxies");
+        server.close();
+
+        // Trusted proxies that leave out the peer (an upstream seen from ::1, or another network): warned of too.
+        start(RateLimitFilter.builder().trustedProxies("10.0.0.0/8", "::1"));
+        assertThat(StderrLog.during(() -> server.get("/api/scan", "X-Forwarded-For", "203.0.113.7")))
+                .contains("a request from 127.0.0.1 carried X-Forwarded-For");
+        server.close();
+
+        start(RateLimitFilter.builder().trustedProxies("127.0.0.1"));
+        assertThat(StderrLog.during(() -> server.get("/api/scan", "X-Forwarded-For", "203.0.113.7")))
+                .as("the peer is trusted").doesNotContain("trusted-proxies");
+    }
+
+    @Test
     void clientIdResolverIpNamesAMissingArgument() {
         assertThatThrownBy(() -> ClientIdResolver.ip(null, ForwardedHeader.FORWARDED)).isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining("trustedProxies");

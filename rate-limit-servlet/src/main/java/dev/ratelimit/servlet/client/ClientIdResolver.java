@@ -2,8 +2,10 @@ package dev.ratelimit.servlet.client;
 
 import dev.ratelimit.InvalidConfigurationException;
 import jakarta.servlet.http.HttpServletRequest;
+import org.slf4j.LoggerFactory;
 
 import java.util.Enumeration;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Says who sent a request: the key its quota is counted under, e.g. {@code apikey:sk-pro-123} or
@@ -40,7 +42,9 @@ public interface ClientIdResolver {
      * The client's address alone, {@code ip:<address>}, as {@link #apiKeyOrIp} resolves a request without
      * a key: canonical (see {@link IpAddresses}) and, when the peer is one of {@code trustedProxies},
      * taken from {@code forwardedHeader} (see {@link TrustedProxies}); {@code ip:unknown} for a peer
-     * that is not an IP literal. The fallback of a resolver of your own.
+     * that is not an IP literal. The fallback of a resolver of your own. The first request to carry
+     * {@code forwardedHeader} from a peer that is not trusted is logged (a warning naming the peer's
+     * address): most often a reverse proxy missing from {@code trustedProxies}.
      *
      * @param trustedProxies  the proxies whose forwarding header is believed
      * @param forwardedHeader the header they write
@@ -54,9 +58,20 @@ public interface ClientIdResolver {
         if (forwardedHeader == null) {
             throw new InvalidConfigurationException("forwardedHeader", "must not be null");
         }
+        String headerName = forwardedHeader.headerName();
+        AtomicBoolean warned = new AtomicBoolean();
         return request -> {
-            Enumeration<String> forwarded = trustedProxies.isEmpty() ? null : request.getHeaders(forwardedHeader.headerName());
+            Enumeration<String> forwarded = trustedProxies.isEmpty() ? null : request.getHeaders(headerName);
             String address = ForwardedChain.clientAddress(request.getRemoteAddr(), forwarded, forwardedHeader, trustedProxies);
+            // Once: a forwarding header from a peer not trusted is most often a proxy left out of
+            // trusted-proxies (or seen from another address family), whose clients then share its quota.
+            if (address != null && !warned.get() && request.getHeader(headerName) != null
+                    && !ForwardedChain.believes(request.getRemoteAddr(), trustedProxies) && warned.compareAndSet(false, true)) {
+                LoggerFactory.getLogger("dev.ratelimit.servlet.RateLimitFilter").warn("RateLimitFilter: a request from "
+                        + address + " carried " + headerName + ", which is believed only from trusted proxies, and was counted"
+                        + " as " + address + "; if that is your proxy's address, add it to trusted-proxies, or every client"
+                        + " behind the proxy shares its quota (said once)");
+            }
             return "ip:" + (address == null ? "unknown" : address);
         };
     }

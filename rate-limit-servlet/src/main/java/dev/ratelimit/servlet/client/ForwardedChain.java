@@ -44,6 +44,12 @@ final class ForwardedChain {
         return IpAddresses.format(client == null ? peerAddress : client);
     }
 
+    /** Whether {@code peer}'s forwarding header is read: it is one of {@code trusted}. */
+    static boolean believes(String peer, TrustedProxies trusted) {
+        byte[] peerAddress = trusted.isEmpty() ? null : IpAddresses.parse(unbracket(peer));
+        return peerAddress != null && trusted.contains(peerAddress);
+    }
+
     /**
      * Walks at most {@link #MAX_HOPS} trusted entries from the right and the client's after them:
      * entries further left (the client's own writing) are never read, so they cannot break the chain.

@@ -41,7 +41,7 @@ final class RedisStoreFactory {
         RedisStore store = builder.build();
         try {
             store.checkConnection();
-            // Named as the store names itself in its own lines (and in the failure's message below).
+            // The store's toString: its URL and key prefix as its own lines name them, and its failure mode.
             LoggerFactory.getLogger(RateLimitFilter.class).info(logPrefix + store + " answered its connection check");
         } catch (IllegalStateException e) {
             FailureMode mode = params.failureMode() == null ? FailureMode.LOCAL_FALLBACK : params.failureMode();

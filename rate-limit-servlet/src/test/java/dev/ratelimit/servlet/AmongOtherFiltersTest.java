@@ -376,6 +376,41 @@ class AmongOtherFiltersTest {
         }
     }
 
+    @Test
+    void aStaleLengthIsReplacedByTheBytesTheApplicationsWriterSends() {
+        HttpServlet sized = new HttpServlet() {
+            @Override
+            protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+                if (req.getDispatcherType() == DispatcherType.REQUEST) {
+                    resp.setCharacterEncoding("UTF-16");
+                    resp.getWriter();
+                    resp.setContentLength(5);
+                    req.startAsync().dispatch();
+                    return;
+                }
+                resp.getWriter().write("hello");
+            }
+        };
+        try (TestServer server = TestServer.start(context -> {
+            ServletHolder holder = new ServletHolder("sized", sized);
+            holder.setAsyncSupported(true);
+            context.addServlet(holder, "/api/scan");
+            context.addFilter(holder("rateLimit", RateLimitFilter.builder().dispatcherTypes(DispatcherType.ASYNC).build()),
+                    "/*", EnumSet.of(DispatcherType.ASYNC));
+        })) {
+            for (int i = 0; i < 10; i++) {
+                server.get("/api/scan");
+            }
+            HttpResponse<String> last = server.get("/api/scan");
+            // The problem goes through the application's UTF-16 writer: two bytes a character, not one.
+            // Before, the length counted one byte a character: Jetty failed the longer body with a 500.
+            assertThat(last.statusCode()).isEqualTo(429);
+            assertThat(last.body()).startsWith("{\"type\":").endsWith("}");
+            assertThat(last.headers().firstValueAsLong("Content-Length")).as("a byte order mark, then two bytes a character")
+                    .hasValue(2 + 2L * last.body().length());
+        }
+    }
+
     /**
      * A response as Open Liberty 26 treats it: {@code setContentLengthLong(-1)} is taken literally, and
      * the next write fails with an {@link IndexOutOfBoundsException}; or, with {@code failProblems}, any

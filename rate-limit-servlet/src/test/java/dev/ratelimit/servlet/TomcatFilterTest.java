@@ -9,6 +9,8 @@ import dev.ratelimit.config.EndpointRule;
 import dev.ratelimit.config.RateLimitConfig;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
+import jakarta.servlet.http.HttpServletResponse;
+import jakarta.servlet.http.HttpServletResponseWrapper;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleState;
 import org.apache.catalina.connector.Connector;
@@ -24,6 +26,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.io.Writer;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpResponse;
@@ -485,6 +489,55 @@ class TomcatFilterTest {
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).startsWith("working").contains("\"status\":429").endsWith("included");
+    }
+
+    @Test
+    void aRefusedIncludeWhoseBodyTheContainerFailsKeepsWhatTheIncludingPageWrote() {
+        start(context -> {
+            // In an include, a writer that fails on the problem's JSON (as a container could).
+            FilterDef quirk = new FilterDef();
+            quirk.setFilterName("quirk");
+            quirk.setFilter((req, res, chain) -> chain.doFilter(req, new HttpServletResponseWrapper((HttpServletResponse) res) {
+                @Override
+                public PrintWriter getWriter() throws IOException {
+                    PrintWriter page = super.getWriter();
+                    return new PrintWriter(new Writer() {
+                        @Override
+                        public void write(char[] c, int off, int len) {
+                            if (len > 0 && c[off] == '{') {
+                                throw new IndexOutOfBoundsException("Range [0, 0 + -1) out of bounds");
+                            }
+                            page.write(c, off, len);
+                        }
+
+                        @Override
+                        public void flush() {
+                            page.flush();
+                        }
+
+                        @Override
+                        public void close() {
+                        }
+                    });
+                }
+            }));
+            context.addFilterDef(quirk);
+            FilterMap map = new FilterMap();
+            map.setFilterName("quirk");
+            map.addURLPattern("/*");
+            map.setDispatcher("INCLUDE");
+            context.addFilterMap(map);
+            declareFilter(context, "dispatcher-types", "REQUEST,INCLUDE");
+        });
+        for (int i = 0; i < 10; i++) {
+            get("/api/scan");
+        }
+
+        HttpResponse<String> response = get("/api/home?writer=1&include=/api/scan");
+
+        // Before, the refusal that could not write its body reset the buffer: the page's own text was gone.
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).startsWith("working").doesNotContain("\"status\"").endsWith("included");
     }
 
     @Test

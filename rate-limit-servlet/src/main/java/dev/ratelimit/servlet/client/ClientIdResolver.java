@@ -70,7 +70,8 @@ public interface ClientIdResolver {
                 LoggerFactory.getLogger("dev.ratelimit.servlet.RateLimitFilter").warn("RateLimitFilter: a request from "
                         + address + " carried " + headerName + ", which is believed only from trusted proxies, and was counted"
                         + " as " + address + "; if that is your proxy's address, add it to trusted-proxies, or every client"
-                        + " behind the proxy shares its quota (said once)");
+                        + " behind the proxy shares its quota; if not (a client wrote the header, or the container already"
+                        + " took the address from it), nothing is wrong (said once)");
             }
             return "ip:" + (address == null ? "unknown" : address);
         };

@@ -8,6 +8,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -105,13 +106,13 @@ public final class ProblemWriter {
      * consume, and without the header the client would send its next request on a connection that is
      * being closed (and lose it, if it is not a request a client may repeat, such as a POST).
      *
-     * @param request  the request refused
-     * @param response its response
-     * @param problem  what to send
-     * A container that fails writing the body with a runtime exception leaves the refusal with its
+     * <p>A container that fails writing the body with a runtime exception leaves the refusal with its
      * status and headers and without its body (logged once), never an exception that would pass the
      * request on.
      *
+     * @param request  the request refused
+     * @param response its response
+     * @param problem  what to send
      * @throws IOException when writing the body fails
      */
     public void send(HttpServletRequest request, HttpServletResponse response, Problem problem) throws IOException {
@@ -122,27 +123,32 @@ public final class ProblemWriter {
         if (hasBody(request) && request.getProtocol() != null && request.getProtocol().startsWith("HTTP/1.")) {
             response.setHeader("Connection", "close");
         }
-        if (request.getDispatcherType() != DispatcherType.INCLUDE) {
-            // An async re-dispatch keeps what the application buffered and the length it announced before
-            // it: the problem is the whole answer, and a length left over would fail it with a 500. It is
-            // replaced by the problem's own, not cleared with -1, which Open Liberty takes literally.
+        boolean include = request.getDispatcherType() == DispatcherType.INCLUDE;
+        // An async re-dispatch keeps what the application buffered and the length it announced before
+        // it: the problem is the whole answer, and a length left over would fail it with a 500. It is
+        // replaced by the problem's own, not cleared with -1, which Open Liberty takes literally.
+        boolean staleLength = !include && response.containsHeader("Content-Length");
+        if (!include) {
             response.resetBuffer();
-            if (response.containsHeader("Content-Length")) {
-                response.setContentLength(body.length);
-            }
         }
         response.setStatus(problem.status());
         response.setContentType(MEDIA_TYPE);
         response.setHeader("Cache-Control", "no-store");
         try {
-            write(request, response, body);
+            write(request, response, body, staleLength);
         } catch (RuntimeException containerFailed) {
             // The status and headers are set: the refusal goes without its body rather than not at all (the
             // filter would take the exception for a failure to decide and, failing open, pass the request on).
-            try {
-                response.resetBuffer();
-            } catch (IllegalStateException committed) {
-                // what was written stays
+            // An include keeps what the including page wrote.
+            if (!include) {
+                try {
+                    response.resetBuffer();
+                    if (staleLength) {
+                        response.setContentLength(0);
+                    }
+                } catch (IllegalStateException committed) {
+                    // what was written stays
+                }
             }
             if (bodyFailureLogged.compareAndSet(false, true)) {
                 LoggerFactory.getLogger(ProblemWriter.class).warn("RateLimitFilter: the container could not write the body of a "
@@ -152,12 +158,15 @@ public final class ProblemWriter {
         }
     }
 
-    private static void write(HttpServletRequest request, HttpServletResponse response, byte[] body) throws IOException {
+    /** @param staleLength whether a length the application set stands, to be replaced by the bytes written */
+    private static void write(HttpServletRequest request, HttpServletResponse response, byte[] body, boolean staleLength)
+            throws IOException {
+        String text = new String(body, StandardCharsets.US_ASCII); // for a writer: a refusal's, not a decision's, cost
         if (request.getDispatcherType() == DispatcherType.INCLUDE) {
             // The including page goes on writing after the include, most often through its writer (a JSP
             // always): taking the output stream here would make its getWriter() throw, the page a 500.
             try {
-                response.getWriter().write(new String(body, StandardCharsets.UTF_8));
+                response.getWriter().write(text);
                 return;
             } catch (IllegalStateException streamTaken) {
                 // The page took the output stream: the refusal goes there.
@@ -169,12 +178,27 @@ public final class ProblemWriter {
         } catch (IllegalStateException writerTaken) {
             // A dispatch (a forward in Tomcat, an async re-dispatch) keeps the writer the application took
             // before it: the answer goes through it, or the refusal would fail and the request pass on.
-            response.getWriter().write(new String(body, StandardCharsets.UTF_8));
+            // The writer's charset (the application's: UTF-16, say) decides how many bytes that is.
+            if (staleLength) {
+                response.setContentLength(text.getBytes(charsetOf(response)).length);
+            }
+            response.getWriter().write(text);
             return;
         }
-        // No Content-Length (unless one was left to replace): writing that many bytes would commit the
-        // response at once. The container sets it when the response completes (the body is far smaller than its buffer).
+        if (staleLength) {
+            response.setContentLength(body.length);
+        }
+        // No Content-Length otherwise: writing that many bytes would commit the response at once. The
+        // container sets it when the response completes (the body is far smaller than its buffer).
         out.write(body);
+    }
+
+    private static Charset charsetOf(HttpServletResponse response) {
+        try {
+            return Charset.forName(response.getCharacterEncoding());
+        } catch (IllegalArgumentException unknown) {
+            return StandardCharsets.ISO_8859_1; // the Servlet default, as the container would have written
+        }
     }
 
     private static boolean hasBody(HttpServletRequest request) {

@@ -23,6 +23,7 @@ import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.net.http.HttpResponse;
@@ -352,13 +353,19 @@ class AmongOtherFiltersTest {
         }
     }
 
-    @Test
-    void aRefusalOfAnAsyncDispatchIsWholeWhateverLengthTheApplicationSetBefore() {
+    /** @param charset the writer the application took before it re-dispatched, in that charset; none when empty */
+    @ParameterizedTest
+    @ValueSource(strings = {"", "UTF-16"})
+    void aRefusalOfAnAsyncDispatchIsWholeWhateverLengthTheApplicationSetBefore(String charset) {
         HttpServlet sized = new HttpServlet() {
             @Override
             protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
                 if (req.getDispatcherType() == DispatcherType.REQUEST) {
-                    resp.setContentLength(5);
+                    if (!charset.isEmpty()) {
+                        resp.setCharacterEncoding(charset);
+                        resp.getWriter();
+                    }
+                    resp.setContentLength(charset.isEmpty() ? 5 : 12); // "hello" in that charset
                     req.startAsync().dispatch();
                     return;
                 }
@@ -367,47 +374,15 @@ class AmongOtherFiltersTest {
         };
         try (TestServer server = asyncServer("/api/scan", sized, DispatcherType.ASYNC)) {
             for (int i = 0; i < 10; i++) {
-                assertThat(server.get("/api/scan").body()).isEqualTo("hello");
+                assertThat(server.get("/api/scan").statusCode()).isEqualTo(200);
             }
             HttpResponse<String> last = server.get("/api/scan");
-            // Before, the 5 bytes the application announced stood, and Jetty failed the longer refusal with a 500.
+            // Before, the length the application announced stood, and Jetty failed the longer refusal with a
+            // 500; then a length counting one byte a character failed the UTF-16 writer's body so.
             assertThat(last.statusCode()).isEqualTo(429);
-            assertThat(last.body()).contains("\"status\":429");
-        }
-    }
-
-    @Test
-    void aStaleLengthIsReplacedByTheBytesTheApplicationsWriterSends() {
-        HttpServlet sized = new HttpServlet() {
-            @Override
-            protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-                if (req.getDispatcherType() == DispatcherType.REQUEST) {
-                    resp.setCharacterEncoding("UTF-16");
-                    resp.getWriter();
-                    resp.setContentLength(5);
-                    req.startAsync().dispatch();
-                    return;
-                }
-                resp.getWriter().write("hello");
-            }
-        };
-        try (TestServer server = TestServer.start(context -> {
-            ServletHolder holder = new ServletHolder("sized", sized);
-            holder.setAsyncSupported(true);
-            context.addServlet(holder, "/api/scan");
-            context.addFilter(holder("rateLimit", RateLimitFilter.builder().dispatcherTypes(DispatcherType.ASYNC).build()),
-                    "/*", EnumSet.of(DispatcherType.ASYNC));
-        })) {
-            for (int i = 0; i < 10; i++) {
-                server.get("/api/scan");
-            }
-            HttpResponse<String> last = server.get("/api/scan");
-            // The problem goes through the application's UTF-16 writer: two bytes a character, not one.
-            // Before, the length counted one byte a character: Jetty failed the longer body with a 500.
-            assertThat(last.statusCode()).isEqualTo(429);
-            assertThat(last.body()).startsWith("{\"type\":").endsWith("}");
-            assertThat(last.headers().firstValueAsLong("Content-Length")).as("a byte order mark, then two bytes a character")
-                    .hasValue(2 + 2L * last.body().length());
+            assertThat(last.body()).startsWith("{\"type\":").contains("\"status\":429").endsWith("}");
+            long length = charset.isEmpty() ? last.body().length() : 2 + 2L * last.body().length(); // a byte order mark
+            assertThat(last.headers().firstValueAsLong("Content-Length")).hasValue(length);
         }
     }
 

@@ -4,7 +4,6 @@ import jakarta.servlet.DispatcherType;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
@@ -161,12 +160,11 @@ public final class ProblemWriter {
     /** @param staleLength whether a length the application set stands, to be replaced by the bytes written */
     private static void write(HttpServletRequest request, HttpServletResponse response, byte[] body, boolean staleLength)
             throws IOException {
-        String text = new String(body, StandardCharsets.US_ASCII); // for a writer: a refusal's, not a decision's, cost
         if (request.getDispatcherType() == DispatcherType.INCLUDE) {
             // The including page goes on writing after the include, most often through its writer (a JSP
             // always): taking the output stream here would make its getWriter() throw, the page a 500.
             try {
-                response.getWriter().write(text);
+                response.getWriter().write(new String(body, StandardCharsets.US_ASCII));
                 return;
             } catch (IllegalStateException streamTaken) {
                 // The page took the output stream: the refusal goes there.
@@ -179,6 +177,7 @@ public final class ProblemWriter {
             // A dispatch (a forward in Tomcat, an async re-dispatch) keeps the writer the application took
             // before it: the answer goes through it, or the refusal would fail and the request pass on.
             // The writer's charset (the application's: UTF-16, say) decides how many bytes that is.
+            String text = new String(body, StandardCharsets.US_ASCII);
             if (staleLength) {
                 response.setContentLength(text.getBytes(charsetOf(response)).length);
             }

@@ -75,7 +75,9 @@ class ClientIdentityTest {
         assertThat(StderrLog.during(() -> server.get("/api/scan"))).doesNotContain("trusted-proxies");
         String first = StderrLog.during(() -> server.get("/api/scan", "X-Forwarded-For", "203.0.113.7"));
         assertThat(first).contains("RateLimitFilter: a request from 127.0.0.1 carried X-Forwarded-For, which is believed only"
-                + " from trusted proxies, and was counted as 127.0.0.1; if that is your proxy's address, add it to trusted-proxies");
+                + " from trusted proxies, and was counted as 127.0.0.1; if that is your proxy's address, add it to trusted-proxies,"
+                + " or every client behind the proxy shares its quota; if it is a client's, the client wrote the header, which was"
+                + " ignored (said once)");
         assertThat(StderrLog.during(() -> server.get("/api/scan", "X-Forwarded-For", "203.0.113.8"))).as("said once")
                 .doesNotContain("trusted-proxies");
         server.close();

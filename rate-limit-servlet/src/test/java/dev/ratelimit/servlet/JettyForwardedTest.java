@@ -50,10 +50,16 @@ class JettyForwardedTest {
     void asJettyShipsItTheCustomizerLetsAClientBehindAnAppendingProxyPickItsOwnAddress() {
         start(RateLimitFilter.builder(), new ForwardedRequestCustomizer());
 
-        for (int i = 1; i <= 12; i++) {
-            String header = "198.51.100." + i + ", 203.0.113.7";   // what the client wrote, then what the proxy appended
-            assertThat(server.get("/api/scan", "X-Forwarded-For", header).statusCode()).isEqualTo(200);
-        }
+        String warning = StderrLog.during(() -> {
+            for (int i = 1; i <= 12; i++) {
+                String header = "198.51.100." + i + ", 203.0.113.7";   // what the client wrote, then what the proxy appended
+                assertThat(server.get("/api/scan", "X-Forwarded-For", header).statusCode()).isEqualTo(200);
+            }
+        });
+        assertThat(warning).as("the filter sees the header name the address it was given, and says so, once")
+                .containsOnlyOnce("RateLimitFilter: the container gave a request the address 198.51.100.1, which its"
+                        + " forwarding header names: a container that takes the address from the header (Jetty's"
+                        + " ForwardedRequestCustomizer, ");
         assertThat(server.get("/seen", "Forwarded", "for=192.0.2.9", "X-Forwarded-For", "203.0.113.7").body())
                 .as("it also believes Forwarded, which the proxy passes on untouched").startsWith("192.0.2.9 ");
     }

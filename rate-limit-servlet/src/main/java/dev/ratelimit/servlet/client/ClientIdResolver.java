@@ -67,11 +67,18 @@ public interface ClientIdResolver {
             // trusted-proxies (or seen from another address family), whose clients then share its quota.
             if (address != null && !warned.get() && request.getHeader(headerName) != null
                     && !ForwardedChain.believes(request.getRemoteAddr(), trustedProxies) && warned.compareAndSet(false, true)) {
-                LoggerFactory.getLogger("dev.ratelimit.servlet.RateLimitFilter").warn("RateLimitFilter: a request from "
-                        + address + " carried " + headerName + ", which is believed only from trusted proxies, and was counted"
-                        + " as " + address + "; if that is your proxy's address, add it to trusted-proxies, or every client"
-                        + " behind the proxy shares its quota; if not (a client wrote the header, or the container already"
-                        + " took the address from it), nothing is wrong (said once)");
+                LoggerFactory.getLogger("dev.ratelimit.servlet.RateLimitFilter").warn(ForwardedChain.names(address, request)
+                        // Jetty's ForwardedRequestCustomizer (Spring Boot's native strategy on Jetty) and Undertow's
+                        // proxy-address-forwarding take the left-most address, whatever the peer: the client's own.
+                        ? "RateLimitFilter: the container gave a request the address " + address + ", which its forwarding"
+                                + " header names: a container that takes the address from the header (Jetty's"
+                                + " ForwardedRequestCustomizer, Spring Boot's server.forward-headers-strategy=native on Jetty or"
+                                + " Undertow) believes what the client wrote there, and every client can pick its own quota;"
+                                + " turn that off and set trusted-proxies (said once)"
+                        : "RateLimitFilter: a request from " + address + " carried " + headerName + ", which is believed only"
+                                + " from trusted proxies, and was counted as " + address + "; if that is your proxy's address,"
+                                + " add it to trusted-proxies, or every client behind the proxy shares its quota; if it is a"
+                                + " client's, the client wrote the header, which was ignored (said once)");
             }
             return "ip:" + (address == null ? "unknown" : address);
         };

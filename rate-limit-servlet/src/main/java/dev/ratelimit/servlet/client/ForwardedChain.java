@@ -1,5 +1,7 @@
 package dev.ratelimit.servlet.client;
 
+import jakarta.servlet.http.HttpServletRequest;
+
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Enumeration;
@@ -48,6 +50,26 @@ final class ForwardedChain {
     static boolean believes(String peer, TrustedProxies trusted) {
         byte[] peerAddress = trusted.isEmpty() ? null : IpAddresses.parse(unbracket(peer));
         return peerAddress != null && trusted.contains(peerAddress);
+    }
+
+    /**
+     * Whether a forwarding header of {@code request} ({@code X-Forwarded-For} or {@code Forwarded},
+     * whichever the filter reads) names {@code address}: the container took the address from it.
+     */
+    static boolean names(String address, HttpServletRequest request) {
+        for (ForwardedHeader header : ForwardedHeader.values()) {
+            Enumeration<String> values = request.getHeaders(header.headerName());
+            if (values == null) {
+                continue;
+            }
+            for (String node : header == ForwardedHeader.FORWARDED ? forwardedNodes(values) : xForwardedForNodes(values)) {
+                byte[] named = nodeAddress(node);
+                if (named != null && IpAddresses.format(named).equals(address)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /**

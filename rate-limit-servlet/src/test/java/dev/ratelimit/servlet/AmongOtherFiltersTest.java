@@ -23,7 +23,7 @@ import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.IOException;
 import java.net.http.HttpResponse;
@@ -353,23 +353,26 @@ class AmongOtherFiltersTest {
         }
     }
 
-    /** @param charset the writer the application took before it re-dispatched, in that charset; none when empty */
+    /**
+     * @param charset the writer the application took before it re-dispatched, in that charset; none when empty
+     * @param before  what it wrote through that writer before
+     */
     @ParameterizedTest
-    @ValueSource(strings = {"", "UTF-16"})
-    void aRefusalOfAnAsyncDispatchIsWholeWhateverLengthTheApplicationSetBefore(String charset) {
+    @CsvSource({"'', ''", "UTF-16, ''", "UTF-16, he"})
+    void aRefusalOfAnAsyncDispatchIsWholeWhateverLengthTheApplicationSetBefore(String charset, String before) {
         HttpServlet sized = new HttpServlet() {
             @Override
             protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
                 if (req.getDispatcherType() == DispatcherType.REQUEST) {
                     if (!charset.isEmpty()) {
                         resp.setCharacterEncoding(charset);
-                        resp.getWriter();
+                        resp.getWriter().write(before);
                     }
                     resp.setContentLength(charset.isEmpty() ? 5 : 12); // "hello" in that charset
                     req.startAsync().dispatch();
                     return;
                 }
-                resp.getWriter().write("hello");
+                resp.getWriter().write("hello".substring(before.length()));
             }
         };
         try (TestServer server = asyncServer("/api/scan", sized, DispatcherType.ASYNC)) {
@@ -378,11 +381,10 @@ class AmongOtherFiltersTest {
             }
             HttpResponse<String> last = server.get("/api/scan");
             // Before, the length the application announced stood, and Jetty failed the longer refusal with a
-            // 500; then a length counting one byte a character failed the UTF-16 writer's body so.
+            // 500; then a length counting one byte a character failed the UTF-16 writer's body so, and one
+            // counting the byte order mark failed it when the writer had sent its mark before.
             assertThat(last.statusCode()).isEqualTo(429);
             assertThat(last.body()).startsWith("{\"type\":").contains("\"status\":429").endsWith("}");
-            long length = charset.isEmpty() ? last.body().length() : 2 + 2L * last.body().length(); // a byte order mark
-            assertThat(last.headers().firstValueAsLong("Content-Length")).hasValue(length);
         }
     }
 

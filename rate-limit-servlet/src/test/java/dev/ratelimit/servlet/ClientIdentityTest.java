@@ -91,6 +91,13 @@ class ClientIdentityTest {
         start(RateLimitFilter.builder().trustedProxies("127.0.0.1"));
         assertThat(StderrLog.during(() -> server.get("/api/scan", "X-Forwarded-For", "203.0.113.7")))
                 .as("the peer is trusted").doesNotContain("trusted-proxies");
+        server.close();
+
+        // A header naming the peer itself: a local proxy, or a container that took the address from it.
+        start(RateLimitFilter.builder());
+        assertThat(StderrLog.during(() -> server.get("/api/scan", "X-Forwarded-For", "127.0.0.1")))
+                .contains("a request from 127.0.0.1 carried a forwarding header naming 127.0.0.1 itself: either that is"
+                        + " your proxy's address, missing from trusted-proxies (add it,");
     }
 
     @Test

@@ -57,9 +57,10 @@ class JettyForwardedTest {
             }
         });
         assertThat(warning).as("the filter sees the header name the address it was given, and says so, once")
-                .containsOnlyOnce("RateLimitFilter: the container gave a request the address 198.51.100.1, which its"
-                        + " forwarding header names: a container that takes the address from the header (Jetty's"
-                        + " ForwardedRequestCustomizer, ");
+                .containsOnlyOnce("RateLimitFilter: a request from 198.51.100.1 carried a forwarding header naming"
+                        + " 198.51.100.1 itself: either that is your proxy's address, missing from trusted-proxies (add it, or"
+                        + " every client behind the proxy shares its quota), or the container took the address from the header"
+                        + " (Jetty's ForwardedRequestCustomizer, ");
         assertThat(server.get("/seen", "Forwarded", "for=192.0.2.9", "X-Forwarded-For", "203.0.113.7").body())
                 .as("it also believes Forwarded, which the proxy passes on untouched").startsWith("192.0.2.9 ");
     }

@@ -68,13 +68,15 @@ public interface ClientIdResolver {
             if (address != null && !warned.get() && request.getHeader(headerName) != null
                     && !ForwardedChain.believes(request.getRemoteAddr(), trustedProxies) && warned.compareAndSet(false, true)) {
                 LoggerFactory.getLogger("dev.ratelimit.servlet.RateLimitFilter").warn(ForwardedChain.names(address, request)
-                        // Jetty's ForwardedRequestCustomizer (Spring Boot's native strategy on Jetty) and Undertow's
-                        // proxy-address-forwarding take the left-most address, whatever the peer: the client's own.
-                        ? "RateLimitFilter: the container gave a request the address " + address + ", which its forwarding"
-                                + " header names: a container that takes the address from the header (Jetty's"
-                                + " ForwardedRequestCustomizer, Spring Boot's server.forward-headers-strategy=native on Jetty or"
-                                + " Undertow) believes what the client wrote there, and every client can pick its own quota;"
-                                + " turn that off and set trusted-proxies (said once)"
+                        // A proxy on the peer's own address (a local test) writes it so; so does a container that
+                        // took the address from the header (Jetty's ForwardedRequestCustomizer, Undertow's handlers),
+                        // believing the left-most entry, the client's own. The header cannot tell which.
+                        ? "RateLimitFilter: a request from " + address + " carried a forwarding header naming " + address
+                                + " itself: either that is your proxy's address, missing from trusted-proxies (add it, or every"
+                                + " client behind the proxy shares its quota), or the container took the address from the header"
+                                + " (Jetty's ForwardedRequestCustomizer, Spring Boot's server.forward-headers-strategy=native on"
+                                + " Jetty, Undertow's proxy-address-forwarding), believing what the client wrote, so that every"
+                                + " client can pick its own quota (turn that off and set trusted-proxies) (said once)"
                         : "RateLimitFilter: a request from " + address + " carried " + headerName + ", which is believed only"
                                 + " from trusted proxies, and was counted as " + address + "; if that is your proxy's address,"
                                 + " add it to trusted-proxies, or every client behind the proxy shares its quota; if it is a"

@@ -53,8 +53,8 @@ final class ForwardedChain {
     }
 
     /**
-     * Whether a forwarding header of {@code request} ({@code X-Forwarded-For} or {@code Forwarded},
-     * whichever the filter reads) names {@code address}: the container took the address from it.
+     * Whether {@code X-Forwarded-For} or {@code Forwarded} of {@code request} (both: a container may
+     * read either) names {@code address}: the container may have taken the address from it.
      */
     static boolean names(String address, HttpServletRequest request) {
         for (ForwardedHeader header : ForwardedHeader.values()) {

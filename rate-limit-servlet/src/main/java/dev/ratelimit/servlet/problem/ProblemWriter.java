@@ -176,10 +176,15 @@ public final class ProblemWriter {
         } catch (IllegalStateException writerTaken) {
             // A dispatch (a forward in Tomcat, an async re-dispatch) keeps the writer the application took
             // before it: the answer goes through it, or the refusal would fail and the request pass on.
-            // The writer's charset (the application's: UTF-16, say) decides how many bytes that is.
             String text = new String(body, StandardCharsets.US_ASCII);
             if (staleLength) {
-                response.setContentLength(text.getBytes(charsetOf(response)).length);
+                if (text.getBytes(charsetOf(response)).length == text.length()) {
+                    response.setContentLength(text.length()); // one byte a character, as UTF-8 and ISO-8859-1 write it
+                } else {
+                    // UTF-16 and the like: whether the writer sends its byte order mark again depends on what it
+                    // wrote before, which cannot be known here. The container counts; only there is -1 needed.
+                    response.setContentLengthLong(-1);
+                }
             }
             response.getWriter().write(text);
             return;

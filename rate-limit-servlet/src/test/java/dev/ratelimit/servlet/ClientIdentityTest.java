@@ -70,14 +70,17 @@ class ClientIdentityTest {
     }
 
     @Test
-    void aForwardingHeaderFromAPeerNotTrustedIsWarnedOfOnceAsAProxyMissingFromTheTrustedOnes() {
+    void aForwardingHeaderFromAPeerNotTrustedIsWarnedOfOncePerPeerAsAProxyMissingFromTheTrustedOnes() throws IOException {
         start(RateLimitFilter.builder());
         assertThat(StderrLog.during(() -> server.get("/api/scan"))).doesNotContain("trusted-proxies");
+        // A client reaching the application directly, writing the header itself, does not use the warning up.
+        assertThat(StderrLog.during(() -> getFrom("127.0.0.2", "203.0.113.9")))
+                .contains("a request from 127.0.0.2 carried X-Forwarded-For").contains("(said once for 127.0.0.2)");
         String first = StderrLog.during(() -> server.get("/api/scan", "X-Forwarded-For", "203.0.113.7"));
         assertThat(first).contains("RateLimitFilter: a request from 127.0.0.1 carried X-Forwarded-For, which is believed only"
                 + " from trusted proxies, and was counted as 127.0.0.1; if that is your proxy's address, add it to trusted-proxies,"
                 + " or every client behind the proxy shares its quota; if it is a client's, the client wrote the header, which was"
-                + " ignored (said once)");
+                + " ignored (said once for 127.0.0.1)");
         assertThat(StderrLog.during(() -> server.get("/api/scan", "X-Forwarded-For", "203.0.113.8"))).as("said once")
                 .doesNotContain("trusted-proxies");
         server.close();
@@ -93,11 +96,24 @@ class ClientIdentityTest {
                 .as("the peer is trusted").doesNotContain("trusted-proxies");
         server.close();
 
-        // A header naming the peer itself: a local proxy, or a container that took the address from it.
+        // A header naming the peer itself: a local proxy, a container that took the address from it, or a client.
         start(RateLimitFilter.builder());
         assertThat(StderrLog.during(() -> server.get("/api/scan", "X-Forwarded-For", "127.0.0.1")))
-                .contains("a request from 127.0.0.1 carried a forwarding header naming 127.0.0.1 itself: either that is"
-                        + " your proxy's address, missing from trusted-proxies (add it,");
+                .contains("a request from 127.0.0.1 carried a forwarding header naming 127.0.0.1 itself: a proxy at that"
+                        + " address missing from trusted-proxies (if it is your proxy's, add it,")
+                .contains("or a client that wrote its own address (ignored) (said once for 127.0.0.1)");
+    }
+
+    /** GET /app/api/scan with {@code X-Forwarded-For: forwarded}, sent from the local address {@code from}. */
+    private void getFrom(String from, String forwarded) {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.port(), java.net.InetAddress.getByName(from), 0)) {
+            socket.getOutputStream().write(("GET /app/api/scan HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-For: " + forwarded
+                    + "\r\nConnection: close\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            assertThat(new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII))
+                    .startsWith("HTTP/1.1 200 ");
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     @Test

@@ -56,11 +56,11 @@ class JettyForwardedTest {
                 assertThat(server.get("/api/scan", "X-Forwarded-For", header).statusCode()).isEqualTo(200);
             }
         });
-        assertThat(warning).as("the filter sees the header name the address it was given, and says so, once")
+        assertThat(warning).as("the filter sees the header name the address it was given, and says so, once for each")
                 .containsOnlyOnce("RateLimitFilter: a request from 198.51.100.1 carried a forwarding header naming"
-                        + " 198.51.100.1 itself: either that is your proxy's address, missing from trusted-proxies (add it, or"
-                        + " every client behind the proxy shares its quota), or the container took the address from the header"
-                        + " (Jetty's ForwardedRequestCustomizer, ");
+                        + " 198.51.100.1 itself: a proxy at that address missing from trusted-proxies (if it is your proxy's,"
+                        + " add it, or every client behind the proxy shares its quota), a container that took the address from"
+                        + " the header (Jetty's ForwardedRequestCustomizer, ");
         assertThat(server.get("/seen", "Forwarded", "for=192.0.2.9", "X-Forwarded-For", "203.0.113.7").body())
                 .as("it also believes Forwarded, which the proxy passes on untouched").startsWith("192.0.2.9 ");
     }

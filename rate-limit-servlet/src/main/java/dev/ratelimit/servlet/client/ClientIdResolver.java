@@ -2,10 +2,8 @@ package dev.ratelimit.servlet.client;
 
 import dev.ratelimit.InvalidConfigurationException;
 import jakarta.servlet.http.HttpServletRequest;
-import org.slf4j.LoggerFactory;
 
 import java.util.Enumeration;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Says who sent a request: the key its quota is counted under, e.g. {@code apikey:sk-pro-123} or
@@ -43,8 +41,8 @@ public interface ClientIdResolver {
      * a key: canonical (see {@link IpAddresses}) and, when the peer is one of {@code trustedProxies},
      * taken from {@code forwardedHeader} (see {@link TrustedProxies}); {@code ip:unknown} for a peer
      * that is not an IP literal. The fallback of a resolver of your own. The first request to carry
-     * {@code forwardedHeader} from a peer that is not trusted is logged (a warning naming the peer's
-     * address): most often a reverse proxy missing from {@code trustedProxies}.
+     * {@code forwardedHeader} from each peer that is not trusted (up to 16 peers) is logged, a warning
+     * naming the peer's address: most often a reverse proxy missing from {@code trustedProxies}.
      *
      * @param trustedProxies  the proxies whose forwarding header is believed
      * @param forwardedHeader the header they write
@@ -59,28 +57,12 @@ public interface ClientIdResolver {
             throw new InvalidConfigurationException("forwardedHeader", "must not be null");
         }
         String headerName = forwardedHeader.headerName();
-        AtomicBoolean warned = new AtomicBoolean();
+        UntrustedForwarding untrusted = new UntrustedForwarding(forwardedHeader, trustedProxies);
         return request -> {
             Enumeration<String> forwarded = trustedProxies.isEmpty() ? null : request.getHeaders(headerName);
             String address = ForwardedChain.clientAddress(request.getRemoteAddr(), forwarded, forwardedHeader, trustedProxies);
-            // Once: a forwarding header from a peer not trusted is most often a proxy left out of
-            // trusted-proxies (or seen from another address family), whose clients then share its quota.
-            if (address != null && !warned.get() && request.getHeader(headerName) != null
-                    && !ForwardedChain.believes(request.getRemoteAddr(), trustedProxies) && warned.compareAndSet(false, true)) {
-                LoggerFactory.getLogger("dev.ratelimit.servlet.RateLimitFilter").warn(ForwardedChain.names(address, request)
-                        // A proxy on the peer's own address (a local test) writes it so; so does a container that
-                        // took the address from the header (Jetty's ForwardedRequestCustomizer, Undertow's handlers),
-                        // believing the left-most entry, the client's own. The header cannot tell which.
-                        ? "RateLimitFilter: a request from " + address + " carried a forwarding header naming " + address
-                                + " itself: either that is your proxy's address, missing from trusted-proxies (add it, or every"
-                                + " client behind the proxy shares its quota), or the container took the address from the header"
-                                + " (Jetty's ForwardedRequestCustomizer, Spring Boot's server.forward-headers-strategy=native on"
-                                + " Jetty, Undertow's proxy-address-forwarding), believing what the client wrote, so that every"
-                                + " client can pick its own quota (turn that off and set trusted-proxies) (said once)"
-                        : "RateLimitFilter: a request from " + address + " carried " + headerName + ", which is believed only"
-                                + " from trusted proxies, and was counted as " + address + "; if that is your proxy's address,"
-                                + " add it to trusted-proxies, or every client behind the proxy shares its quota; if it is a"
-                                + " client's, the client wrote the header, which was ignored (said once)");
+            if (address != null) {
+                untrusted.check(request, address);
             }
             return "ip:" + (address == null ? "unknown" : address);
         };

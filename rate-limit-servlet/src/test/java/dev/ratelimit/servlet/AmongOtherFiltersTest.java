@@ -440,8 +440,11 @@ class AmongOtherFiltersTest {
         });
     }
 
-    /** Serves {@code /api/scan} behind {@code quirk} and the filter; counts the requests that reach it. */
-    private static TestServer behind(Filter quirk, List<String> served) {
+    /**
+     * Serves {@code /api/scan} behind {@code quirk} and the filter, counting the requests that reach it,
+     * and spends the free tier's 10 there, so that the next request is refused.
+     */
+    private static TestServer spentBehind(Filter quirk, List<String> served) {
         HttpServlet app = new HttpServlet() {
             @Override
             protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
@@ -449,20 +452,21 @@ class AmongOtherFiltersTest {
                 resp.getWriter().write("ok");
             }
         };
-        return TestServer.start(context -> {
+        TestServer server = TestServer.start(context -> {
             context.addServlet(new ServletHolder("app", app), "/api/scan");
             context.addFilter(holder("quirk", quirk), "/*", EnumSet.of(DispatcherType.REQUEST));
             context.addFilter(holder("rateLimit", RateLimitFilter.builder().build()), "/*", EnumSet.of(DispatcherType.REQUEST));
         });
+        for (int i = 0; i < 10; i++) {
+            assertThat(server.get("/api/scan").statusCode()).isEqualTo(200);
+        }
+        return server;
     }
 
     @Test
     void aContainerThatTakesALengthOfMinusOneLiterallyGetsTheWholeRefusal() {
         List<String> served = new ArrayList<>();
-        try (TestServer server = behind(containerQuirk(false), served)) {
-            for (int i = 0; i < 10; i++) {
-                assertThat(server.get("/api/scan").statusCode()).isEqualTo(200);
-            }
+        try (TestServer server = spentBehind(containerQuirk(false), served)) {
             HttpResponse<String> refused = server.get("/api/scan");
             // Before, the refusal cleared a length with -1: on Open Liberty its body failed, and the refused
             // request went on to the application as if the store had failed.
@@ -475,10 +479,7 @@ class AmongOtherFiltersTest {
     @Test
     void aRefusalWhoseBodyTheContainerFailsIsStillARefusalAndNeverReachesTheApplication() {
         List<String> served = new ArrayList<>();
-        try (TestServer server = behind(containerQuirk(true), served)) {
-            for (int i = 0; i < 10; i++) {
-                assertThat(server.get("/api/scan").statusCode()).isEqualTo(200);
-            }
+        try (TestServer server = spentBehind(containerQuirk(true), served)) {
             String log = StderrLog.during(() -> {
                 HttpResponse<String> refused = server.get("/api/scan");
                 assertThat(refused.statusCode()).isEqualTo(429);

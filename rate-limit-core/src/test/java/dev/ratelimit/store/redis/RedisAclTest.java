@@ -41,6 +41,9 @@ class RedisAclTest {
             Policy.tokenBucket(6, 1, Duration.ofHours(1)), Policy.slidingWindowLog(7, Duration.ofHours(1)),
             Policy.slidingWindowCounter(8, Duration.ofHours(1)), Policy.gcra(1, Duration.ofHours(1), 9));
 
+    /** What a failed start-up check adds when Redis refused a key. */
+    private static final String KEYS_HINT = "(the user's key patterns must allow reading and writing ~rl:*)";
+
     private static RedisServer redis;
 
     @BeforeAll
@@ -121,12 +124,9 @@ class RedisAclTest {
 
     @Test
     void aRefusedKeyIsNotARefusedFcall() {
-        List<String> wrongKeys = new ArrayList<>(README_ACL);
-        wrongKeys.set(wrongKeys.indexOf("~rl:*"), "~other:*");
-        setUser("wrongkeys", wrongKeys);
-        try (RedisStore store = store("wrongkeys", 0)) {
+        try (RedisStore store = storeWithKeyPattern("wrongkeys", "~other:*")) {
             assertThatThrownBy(store::checkConnection).as("the start-up check uses a key as decisions do")
-                    .hasMessageContaining("NOPERM").hasMessageEndingWith("(the user's key patterns must allow reading and writing ~rl:*)");
+                    .hasMessageContaining("NOPERM").hasMessageEndingWith(KEYS_HINT);
             RateLimiter limiter = store.limiter(ALL);
             assertThat(limiter.tryAcquire("client").source()).as("keys outside the ACL").isEqualTo(Source.FAIL_CLOSED);
             setUser("wrongkeys", List.of("~rl:*")); // the operator fixes the ACL
@@ -138,12 +138,9 @@ class RedisAclTest {
 
     @Test
     void aUserAllowedOnlyToReadThePrefixsKeysFailsTheStartUpCheckWithTheHint() {
-        List<String> readOnly = new ArrayList<>(README_ACL);
-        readOnly.set(readOnly.indexOf("~rl:*"), "%R~rl:*");
-        setUser("readonly", readOnly);
-        try (RedisStore store = store("readonly", 0)) {
+        try (RedisStore store = storeWithKeyPattern("readonly", "%R~rl:*")) {
             assertThatThrownBy(store::checkConnection).as("a decision's keys are declared for reading and writing")
-                    .hasMessageContaining("NOPERM").hasMessageEndingWith("(the user's key patterns must allow reading and writing ~rl:*)");
+                    .hasMessageContaining("NOPERM").hasMessageEndingWith(KEYS_HINT);
             assertThat(store.limiter(ALL).tryAcquire("client").source()).isEqualTo(Source.FAIL_CLOSED);
         }
     }
@@ -164,6 +161,14 @@ class RedisAclTest {
             assertThat(store.limiter(ALL).tryAcquire("client").source()).isEqualTo(Source.FAIL_CLOSED);
         }
         assertThat(redis.call("DBSIZE")).as("the checks wrote nothing").isEqualTo(0L);
+    }
+
+    /** A store logged in as {@code user}, who has the README's rights with {@code keyPattern} in place of {@code ~rl:*}. */
+    private static RedisStore storeWithKeyPattern(String user, String keyPattern) {
+        List<String> rules = new ArrayList<>(README_ACL);
+        rules.set(rules.indexOf("~rl:*"), keyPattern);
+        setUser(user, rules);
+        return store(user, 0);
     }
 
     private static RedisStore store(String user, int db) {

@@ -136,13 +136,12 @@ final class OutageLog {
         }
         String outer = cause.getClass().getSimpleName() + ": " + cause.getMessage();
         Throwable root = rootOf(cause);
-        String why = root == cause ? "" : causedBy(root);
+        String why = causedBy(cause);
         if (root.getSuppressed().length > 0) {
             // Jedis' "Could not initialize cluster slots cache." says why only in the first node's
             // failure, which it adds as suppressed (a wrong password: WRONGPASS; not a cluster: ERR).
             Throwable first = root.getSuppressed()[0];
-            why += " (first failure: " + first.getClass().getSimpleName() + ": " + first.getMessage()
-                    + (rootOf(first) == first ? "" : causedBy(rootOf(first))) + ")";
+            why += " (first failure: " + first.getClass().getSimpleName() + ": " + first.getMessage() + causedBy(first) + ")";
         }
         outer = oneLine(outer);
         why = oneLine(why);
@@ -153,8 +152,10 @@ final class OutageLog {
         return text.length() > MAX_LINE ? text.substring(0, MAX_LINE - 3) + "..." : text;
     }
 
-    private static String causedBy(Throwable root) {
-        return " (caused by " + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
+    /** {@code cause}'s root cause, as " (caused by ...)"; empty when it has none. */
+    private static String causedBy(Throwable cause) {
+        Throwable root = rootOf(cause);
+        return root == cause ? "" : " (caused by " + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
     }
 
     private static String oneLine(String text) {

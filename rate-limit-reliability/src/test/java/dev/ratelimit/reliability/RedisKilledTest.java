@@ -132,8 +132,8 @@ class RedisKilledTest {
             long open = lines.stream().filter(l -> l.contains("circuit breaker open")).count();
             long back = lines.stream().filter(l -> l.contains(" has recovered; ")).count();
             // An outage logged starts with "is failing", or with "circuit breaker open" when its start was
-            // not logged: one that began within a minute of the last one logged (a call in flight when
-            // Redis died may succeed after the first failure, ending that outage at once).
+            // not logged: one that began within a minute of the last one logged (a restarted Redis that
+            // answers one call and times out the next).
             long started = 0;
             boolean inOutage = false;
             for (String line : lines) {

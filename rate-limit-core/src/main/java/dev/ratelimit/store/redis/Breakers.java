@@ -121,20 +121,23 @@ final class Breakers {
         return health;
     }
 
-    /** Reports a successful call through {@code breaker}. */
-    void onSuccess(CircuitBreaker breaker) {
+    /** Reports a successful call through {@code breaker}, sent at {@code sentAt} (µs, local clock). */
+    void onSuccess(CircuitBreaker breaker, long sentAt) {
         if (health == StoreHealth.UP) {
-            breaker.onSuccess();
+            if (breaker.health() != StoreHealth.UP) {
+                breaker.onSuccess(sentAt, clock.nowMicros());
+            }
             return;
         }
+        long now = clock.nowMicros();
         // Redis answered, whatever a connection check said before: cleared first, so that the
         // breaker's own change (CIRCUIT_OPEN -> UP) is reported as one, not via DEGRADED.
         boolean checkWasFailed = checkFailed;
         if (checkWasFailed) {
             checkFailed = false;
         }
-        breaker.onSuccess();
-        if (health != StoreHealth.UP && (checkWasFailed || isDue(clock.nowMicros()))) {
+        breaker.onSuccess(sentAt, now);
+        if (health != StoreHealth.UP && (checkWasFailed || isDue(now))) {
             // The breaker keeping the store's health down may be one nothing needs any more: not
             // looked at before it may be, else while a master is down, the others' successes would
             // all queue for this lock.

@@ -8,8 +8,12 @@ import dev.ratelimit.StoreHealth;
  * instead of each waiting for a timeout). Then one call is let through as a probe; success closes
  * the circuit, failure opens it for another period. A call let through before the circuit opened
  * that fails while it is open (it was waiting out its timeout) is counted, but neither restarts the
- * open period nor frees the probe's place: only the probe's own outcome does. The probe is known by
- * its thread: a call is made and reported on the thread that asked for it. Time is the store's local clock.
+ * open period nor frees the probe's place: only the probe's own outcome does. Likewise a success
+ * says nothing newer than the failures seen after its call was sent (Redis shutting down answers the
+ * calls already sent, then fails): it neither closes an open circuit (only the probe's success does)
+ * nor brings a failing one back UP, nor starts the count of consecutive failures again. The probe is
+ * known by its thread: a call is made and reported on the thread that asked for it. Time is the
+ * store's local clock.
  *
  * <p>Health: {@code UP} while calls succeed, {@code DEGRADED} from the first failure,
  * {@code CIRCUIT_OPEN} while open (and during the probe), {@code UP} again on the first success.
@@ -31,6 +35,8 @@ final class CircuitBreaker {
     private volatile StoreHealth health = StoreHealth.UP;
     private volatile long lastNeeded;
     private int failures;
+    /** When the last failure was reported; guarded by this. */
+    private long lastFailureAt = Long.MIN_VALUE;
     private long openUntil;
     private boolean probing;
     private Thread prober;
@@ -68,13 +74,20 @@ final class CircuitBreaker {
         }
     }
 
-    void onSuccess() {
+    /** Reports a call sent at {@code sentAt} that Redis answered at {@code now}. */
+    void onSuccess(long sentAt, long now) {
         if (health == StoreHealth.UP) {
             return;
         }
         StoreHealth previous;
         synchronized (this) {
             previous = health;
+            boolean probe = probing && prober == Thread.currentThread();
+            if (!probe && (previous == StoreHealth.CIRCUIT_OPEN || sentAt < lastFailureAt && lastFailureAt <= now)) {
+                // Sent before a failure seen since: an answer from before Redis failed. (A clock read
+                // earlier than that failure was stepped back: the success counts.)
+                return;
+            }
             failures = 0;
             probing = false;
             prober = null;
@@ -91,6 +104,7 @@ final class CircuitBreaker {
         synchronized (this) {
             previous = health;
             lastNeeded = now;
+            lastFailureAt = now;
             failures = failures == Integer.MAX_VALUE ? failures : failures + 1;
             if (previous == StoreHealth.CIRCUIT_OPEN && !(probing && prober == Thread.currentThread())) {
                 // A call sent before the circuit opened, failing late: the open period and the probe stand.

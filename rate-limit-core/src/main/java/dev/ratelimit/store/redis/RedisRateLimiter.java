@@ -137,7 +137,7 @@ final class RedisRateLimiter implements RateLimiter {
             throw failedFatally(breaker, fatal, sentAt);
         }
         try {
-            settings.breakers().onSuccess(breaker);
+            settings.breakers().onSuccess(breaker, sentAt);
             if (settings.listener() != RateLimitListener.NONE) {
                 settings.listener().onStoreCall(clock.nowMicros() - sentAt, true);
             }
@@ -213,7 +213,7 @@ final class RedisRateLimiter implements RateLimiter {
             }
             if (isResharding(e)) {
                 // TRYAGAIN: the master answered, a resharding is moving the keys' slot; not a failing Redis.
-                settings.breakers().onSuccess(breaker);
+                settings.breakers().onSuccess(breaker, now - micros);
             } else if (isPoolExhausted(e)) {
                 // No pooled connection came free within the read timeout: every one carries a call of
                 // this instance's own (calls one by one, more callers than poolSize). Those calls count

@@ -46,9 +46,9 @@ class BreakersTest {
         CircuitBreaker b = breakers.forKey("b:1");
 
         fail(a);
-        breakers.onSuccess(b);
+        breakers.onSuccess(b, clock.nowMicros());
         fail(a);
-        breakers.onSuccess(b);
+        breakers.onSuccess(b, clock.nowMicros());
 
         assertThat(a.allowCall(clock.nowMicros())).as("master A's breaker is open").isFalse();
         assertThat(breakers.forKey("a:2")).isSameAs(a);
@@ -70,7 +70,7 @@ class BreakersTest {
 
         assertThat(a.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
         assertThat(a.allowCall(clock.nowMicros())).as("A's next call is its probe").isTrue();
-        breakers.onSuccess(a);
+        breakers.onSuccess(a, clock.nowMicros());
         assertThat(a.health()).isEqualTo(StoreHealth.UP);
         assertThat(b.health()).isEqualTo(StoreHealth.DEGRADED);
     }
@@ -83,9 +83,9 @@ class BreakersTest {
 
         clock.advanceMicros(OPEN_MICROS);
         assertThat(a.allowCall(clock.nowMicros())).as("A's probe").isTrue();
-        breakers.onSuccess(a);
+        breakers.onSuccess(a, clock.nowMicros());
         assertThat(breakers.health()).as("B is still failing").isEqualTo(StoreHealth.DEGRADED);
-        breakers.onSuccess(b);
+        breakers.onSuccess(b, clock.nowMicros());
 
         assertThat(breakers.health()).isEqualTo(StoreHealth.UP);
         assertThat(changes).containsExactly("UP->DEGRADED", "DEGRADED->CIRCUIT_OPEN", "CIRCUIT_OPEN->DEGRADED", "DEGRADED->UP");
@@ -98,10 +98,10 @@ class BreakersTest {
 
         // A failover moved A's slots away: its clients now map to another master, A is never asked again.
         clock.advanceMicros(Breakers.FORGET_AFTER_MICROS - 1);
-        breakers.onSuccess(b);
+        breakers.onSuccess(b, clock.nowMicros());
         assertThat(breakers.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
         clock.advanceMicros(1);
-        breakers.onSuccess(b);
+        breakers.onSuccess(b, clock.nowMicros());
 
         assertThat(breakers.health()).isEqualTo(StoreHealth.UP);
         assertThat(breakers.forKey("a:1")).as("a fresh breaker if A comes back").isNotSameAs(a);
@@ -117,7 +117,7 @@ class BreakersTest {
         b.onFailure(shared, clock.nowMicros(), DOWN);
         b.onFailure(shared, clock.nowMicros(), DOWN);
         clock.advanceMicros(Breakers.FORGET_AFTER_MICROS);
-        b.onSuccess(b.forKey("b:1"));
+        b.onSuccess(b.forKey("b:1"), clock.nowMicros());
         assertThat(b.health()).as("forgotten").isEqualTo(StoreHealth.UP);
         return shared;
     }
@@ -154,7 +154,7 @@ class BreakersTest {
         for (int i = 0; i < 3; i++) {
             clock.advance(Duration.ofSeconds(30));
             fail(a); // the probe of A's clients fails again
-            breakers.onSuccess(breakers.forKey("b:1"));
+            breakers.onSuccess(breakers.forKey("b:1"), clock.nowMicros());
         }
         assertThat(breakers.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
     }
@@ -202,7 +202,7 @@ class BreakersTest {
         assertThat(breakers.health()).isEqualTo(StoreHealth.DEGRADED);
         assertThat(breakers.shared().health()).as("no breaker counts it").isEqualTo(StoreHealth.UP);
         assertThat(breakers.shared().allowCall(clock.nowMicros())).isTrue();
-        breakers.onSuccess(breakers.forKey("b:1"));
+        breakers.onSuccess(breakers.forKey("b:1"), clock.nowMicros());
 
         assertThat(breakers.health()).isEqualTo(StoreHealth.UP);
         assertThat(changes).containsExactly("UP->DEGRADED", "DEGRADED->UP");
@@ -229,10 +229,10 @@ class BreakersTest {
         ownerless.add("A");   // its replica took over: A's keys now map elsewhere, A is never asked again
 
         clock.advanceMicros(Breakers.OWNERLESS_FORGET_AFTER_MICROS - 1);
-        breakers.onSuccess(b);
+        breakers.onSuccess(b, clock.nowMicros());
         assertThat(breakers.health()).as("a call to A may still be on its way").isEqualTo(StoreHealth.CIRCUIT_OPEN);
         clock.advanceMicros(1);
-        breakers.onSuccess(b);
+        breakers.onSuccess(b, clock.nowMicros());
 
         assertThat(breakers.health()).isEqualTo(StoreHealth.UP);
         assertThat(breakers.forKey("a:1")).as("a fresh breaker if A gets slots again").isNotSameAs(a);
@@ -251,7 +251,7 @@ class BreakersTest {
             } else {
                 breakers.onRefused(a);
             }
-            breakers.onSuccess(breakers.forKey("b:1"));
+            breakers.onSuccess(breakers.forKey("b:1"), clock.nowMicros());
         }
 
         assertThat(breakers.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
@@ -262,7 +262,7 @@ class BreakersTest {
     void aFailingMasterThatStillOwnsSlotsIsNotForgottenBeforeAMinute() {
         CircuitBreaker a = openBreakerOfA();
         clock.advanceMicros(Breakers.FORGET_AFTER_MICROS - 1);
-        breakers.onSuccess(breakers.forKey("b:1"));
+        breakers.onSuccess(breakers.forKey("b:1"), clock.nowMicros());
 
         assertThat(breakers.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
         assertThat(breakers.forKey("a:1")).isSameAs(a);
@@ -277,7 +277,7 @@ class BreakersTest {
         fail(shared);
         clock.advanceMicros(OPEN_MICROS);
         assertThat(shared.allowCall(clock.nowMicros())).as("the probe").isTrue();
-        breakers.onSuccess(shared);
+        breakers.onSuccess(shared, clock.nowMicros());
 
         assertThat(breakers.health()).isEqualTo(StoreHealth.UP);
         assertThat(changes).containsExactly("UP->DEGRADED", "DEGRADED->CIRCUIT_OPEN", "CIRCUIT_OPEN->UP");
@@ -294,7 +294,7 @@ class BreakersTest {
             a.callWentElsewhere();
             for (int j = 0; j < 30; j++) {
                 clock.advanceMicros(100_000);
-                breakers.onSuccess(a);
+                breakers.onSuccess(a, clock.nowMicros());
             }
         }
 
@@ -309,7 +309,7 @@ class BreakersTest {
         ownerless.add("A");
 
         clock.advance(Duration.ofHours(-1));   // NTP, a restored VM: a clock of your own that steps
-        breakers.onSuccess(b);
+        breakers.onSuccess(b, clock.nowMicros());
 
         assertThat(breakers.health()).isEqualTo(StoreHealth.UP);
     }

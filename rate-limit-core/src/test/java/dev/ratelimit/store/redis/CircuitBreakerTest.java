@@ -27,7 +27,7 @@ class CircuitBreakerTest {
         fail(T0);
         fail(T0);
         assertThat(breaker.allowCall(T0)).isTrue();
-        breaker.onSuccess();
+        breaker.onSuccess(T0, T0);
         assertThat(breaker.health()).isEqualTo(StoreHealth.UP);
 
         fail(T0);
@@ -52,7 +52,7 @@ class CircuitBreakerTest {
         breaker.onFailure(T0 + OPEN_MICROS, DOWN);
         assertThat(breaker.allowCall(T0 + 2 * OPEN_MICROS - 1)).as("the failed probe opened it again").isFalse();
         assertThat(breaker.allowCall(T0 + 2 * OPEN_MICROS)).as("the next probe").isTrue();
-        breaker.onSuccess();
+        breaker.onSuccess(T0 + 2 * OPEN_MICROS, T0 + 2 * OPEN_MICROS + 1);
         assertThat(breaker.health()).isEqualTo(StoreHealth.UP);
         assertThat(breaker.allowCall(T0 + 2 * OPEN_MICROS)).isTrue();
     }
@@ -103,6 +103,65 @@ class CircuitBreakerTest {
         assertThat(breaker.allowCall(T0 + OPEN_MICROS)).as("another caller while the probe is out").isFalse();
         breaker.callWentElsewhere();
         assertThat(breaker.allowCall(T0 + OPEN_MICROS)).as("the probe went elsewhere: the next call probes").isTrue();
+    }
+
+    /** Reports, on a thread of its own, the success of a call sent at {@code sentAt}. */
+    private void lateSuccess(long sentAt, long now) throws InterruptedException {
+        Thread other = new Thread(() -> breaker.onSuccess(sentAt, now));
+        other.start();
+        other.join();
+    }
+
+    @Test
+    void aCallSentBeforeAFailureThatSucceedsLateNeitherBringsTheBreakerBackUpNorRestartsTheCount() throws InterruptedException {
+        List<String> changes = new ArrayList<>();
+        CircuitBreaker watched = new CircuitBreaker(3, OPEN_MICROS, (previous, current, cause) -> changes.add(previous + "->" + current));
+        assertThat(watched.allowCall(T0)).as("a call sent while Redis still answered").isTrue();
+        assertThat(watched.allowCall(T0 + 10)).isTrue();
+        watched.onFailure(T0 + 20, DOWN);
+        watched.onSuccess(T0, T0 + 30);
+
+        assertThat(watched.health()).as("Redis answered that call before it failed").isEqualTo(StoreHealth.DEGRADED);
+        assertThat(watched.allowCall(T0 + 40)).isTrue();
+        watched.onFailure(T0 + 50, DOWN);
+        assertThat(watched.allowCall(T0 + 60)).isTrue();
+        watched.onFailure(T0 + 70, DOWN);
+        assertThat(watched.health()).as("three failures in a row, in the order the calls were sent").isEqualTo(StoreHealth.CIRCUIT_OPEN);
+        assertThat(changes).containsExactly("UP->DEGRADED", "DEGRADED->CIRCUIT_OPEN");
+    }
+
+    @Test
+    void aCallSentAfterTheLastFailureThatSucceedsBringsTheBreakerBackUp() {
+        fail(T0);
+        assertThat(breaker.allowCall(T0 + 1)).isTrue();
+        breaker.onSuccess(T0 + 1, T0 + 2);
+        assertThat(breaker.health()).isEqualTo(StoreHealth.UP);
+    }
+
+    @Test
+    void aCallSentBeforeTheCircuitOpenedThatSucceedsLateDoesNotCloseItNorTakeTheProbesPlace() throws InterruptedException {
+        fail(T0);
+        fail(T0);
+        fail(T0 + 100);
+        lateSuccess(T0 + 50, T0 + 200);
+        assertThat(breaker.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
+        assertThat(breaker.allowCall(T0 + 300)).as("still open").isFalse();
+
+        assertThat(breaker.allowCall(T0 + 100 + OPEN_MICROS)).as("the probe").isTrue();
+        lateSuccess(T0 + 60, T0 + 100 + OPEN_MICROS);
+        assertThat(breaker.health()).as("not the probe's success").isEqualTo(StoreHealth.CIRCUIT_OPEN);
+        assertThat(breaker.allowCall(T0 + 100 + OPEN_MICROS)).as("a second caller while the probe is out").isFalse();
+        breaker.onSuccess(T0 + 100 + OPEN_MICROS, T0 + 101 + OPEN_MICROS);
+        assertThat(breaker.health()).isEqualTo(StoreHealth.UP);
+    }
+
+    @Test
+    void aSuccessReadOnAClockSteppedBackBeforeTheLastFailureStillCounts() {
+        fail(T0);
+        long steppedBack = T0 - 60_000_000;
+        assertThat(breaker.allowCall(steppedBack)).isTrue();
+        breaker.onSuccess(steppedBack, steppedBack + 1);
+        assertThat(breaker.health()).as("else a clock stepped back would keep the breaker failing until it caught up").isEqualTo(StoreHealth.UP);
     }
 
     @Test

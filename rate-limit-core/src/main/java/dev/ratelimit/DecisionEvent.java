@@ -1,7 +1,11 @@
 package dev.ratelimit;
 
+import java.util.Objects;
+
 /**
- * One decided request, as told to {@link RateLimitListener#onDecision}.
+ * One decided request, as told to {@link RateLimitListener#onDecision}. Its objects are never null: a
+ * listener may use them as they are (as metric tags, say), and building an event with a null one is a
+ * {@link NullPointerException} naming it.
  *
  * @param tier           the client's tier, e.g. {@code pro}
  * @param endpoint       the endpoint's name, e.g. {@code scan}
@@ -12,4 +16,11 @@ package dev.ratelimit;
  */
 public record DecisionEvent(String tier, String endpoint, Limit limit, Decision decision, boolean shadow,
                             long decisionMicros) {
+    /** Checks that no object is null. */
+    public DecisionEvent {
+        Objects.requireNonNull(tier, "tier");
+        Objects.requireNonNull(endpoint, "endpoint");
+        Objects.requireNonNull(limit, "limit");
+        Objects.requireNonNull(decision, "decision");
+    }
 }

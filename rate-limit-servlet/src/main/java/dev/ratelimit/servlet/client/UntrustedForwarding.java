@@ -40,7 +40,7 @@ final class UntrustedForwarding {
                         + " itself: a proxy at that address missing from trusted-proxies (if it is your proxy's, add it, or"
                         + " every client behind the proxy shares its quota), a container that took the address from the"
                         + " header (Jetty's ForwardedRequestCustomizer, Spring Boot's server.forward-headers-strategy=native"
-                        + " on Jetty, Undertow's proxy-address-forwarding: every client can pick its own quota; turn that off"
+                        + " on Jetty or Undertow, Undertow's proxy-address-forwarding: every client can pick its own quota; turn that off"
                         + " and set trusted-proxies), or a client that wrote its own address (ignored) (said once for "
                         + address + ")"
                 : "RateLimitFilter: a request from " + address + " carried " + headerName + ", which is believed only from"

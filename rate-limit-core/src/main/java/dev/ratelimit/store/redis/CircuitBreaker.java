@@ -150,12 +150,14 @@ final class CircuitBreaker {
     }
 
     /**
-     * Whether the open period lasts beyond {@code now}; guarded by this. A clock that reads earlier
-     * than the moment the circuit opened ({@code openUntil - openMicros}) was stepped back: the period
-     * is over rather than stretched by the step.
+     * Whether the open period lasts beyond {@code now}; guarded by this. A reading a little earlier than
+     * the moment the circuit opened ({@code openUntil - openMicros}) is a caller's that read the clock
+     * before another call's failure opened it (under load, often by milliseconds): still open. One
+     * earlier by more than a whole period more was read on a clock stepped back: the period is over
+     * rather than stretched by the step.
      */
     private boolean stillOpen(long now) {
-        return now < openUntil && openUntil - now <= openMicros;
+        return now < openUntil && openUntil - now <= 2 * openMicros;
     }
 
     /** A hint for clients told to come back later: the rest of the open period, else one period. */
@@ -163,7 +165,7 @@ final class CircuitBreaker {
         if (health == StoreHealth.CIRCUIT_OPEN) {
             synchronized (this) {
                 if (health == StoreHealth.CIRCUIT_OPEN && stillOpen(now)) {
-                    return openUntil - now;
+                    return Math.min(openUntil - now, openMicros);
                 }
             }
         }

@@ -165,6 +165,27 @@ class CircuitBreakerTest {
     }
 
     @Test
+    void aCallerThatReadTheClockJustBeforeTheCircuitOpenedIsRefusedNotTakenForAClockSteppedBack() {
+        fail(T0);
+        fail(T0);
+        fail(T0 + 100_000);
+        assertThat(breaker.allowCall(T0 + 95_000)).as("read 5 ms before another call's failure opened it").isFalse();
+        assertThat(breaker.allowCall(T0 + 100_000 - OPEN_MICROS)).as("read a whole period before").isFalse();
+        assertThat(breaker.retryHintMicros(T0 + 95_000)).as("never more than one period").isEqualTo(OPEN_MICROS);
+        assertThat(breaker.allowCall(T0 + 100_000 + OPEN_MICROS)).as("the probe, one period after it opened").isTrue();
+    }
+
+    @Test
+    void aClockSteppedBackByMoreThanAPeriodEndsTheOpenPeriodRatherThanStretchingIt() {
+        fail(T0);
+        fail(T0);
+        fail(T0);
+        assertThat(breaker.allowCall(T0 - OPEN_MICROS - 1)).as("the probe, on a clock stepped back").isTrue();
+        breaker.onSuccess(T0 - OPEN_MICROS - 1, T0 - OPEN_MICROS);
+        assertThat(breaker.health()).isEqualTo(StoreHealth.UP);
+    }
+
+    @Test
     void aFirstFailureThatReachesTheThresholdReportsDegradedThenOpen() {
         List<String> changes = new ArrayList<>();
         CircuitBreaker single = new CircuitBreaker(1, OPEN_MICROS, (previous, current, cause) -> changes.add(previous + "->" + current + " " + cause));

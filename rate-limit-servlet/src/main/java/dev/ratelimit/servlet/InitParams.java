@@ -79,6 +79,18 @@ final class InitParams {
                         + String.join(", ", DEFAULTS.keySet()));
             }
         }
+        for (String name : Collections.list(filterConfig.getInitParameterNames())) {
+            String value = param(name);
+            if (value != null && value.contains("${")) {
+                // GlassFish, Open Liberty and a standalone Jetty leave ${...} in web.xml as it is. Taken
+                // literally, it would be a key prefix other instances do not share, or a secret anyone can read.
+                throw invalid(name, name.equals("redis-client-key-secret") ? "(hidden)"
+                                : name.equals("store") ? RedisParams.maskedUrl(value) : value,
+                        "holds an unexpanded placeholder \"${...}\": this container did not substitute it (not every"
+                                + " container does, see the README's section on yours); put the value itself, or register"
+                                + " the filter in code");
+            }
+        }
         RateLimitFilterBuilder builder = RateLimitFilter.builder();
         String config = param("config");
         if (config != null) {

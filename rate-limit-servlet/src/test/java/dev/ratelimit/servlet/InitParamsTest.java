@@ -124,6 +124,18 @@ class InitParamsTest {
     }
 
     @Test
+    void failsInitOnAnyValueHoldingAPlaceholderTheContainerDidNotExpand() {
+        assertThat(initFailure("store", "${rl.store}")).contains("init-param store=\"${rl.store}\": holds an unexpanded placeholder");
+        assertThat(initFailure("redis-key-prefix", "${RL_PREFIX}:"))
+                .as("taken literally, a prefix the instances that had it substituted do not share")
+                .contains("init-param redis-key-prefix=\"${RL_PREFIX}:\": holds an unexpanded placeholder");
+        assertThat(initFailure("redis-client-key-secret", "${RATE_LIMIT_REDIS_CLIENT_KEY_SECRET}"))
+                .as("taken literally, a secret anyone reading web.xml knows")
+                .contains("init-param redis-client-key-secret=\"(hidden)\": holds an unexpanded placeholder")
+                .contains("this container did not substitute it");
+    }
+
+    @Test
     void rejectsAnUnknownInitParamSoThatTyposDoNotPassSilently() {
         assertThat(initFailure("trusted-proxy", "10.0.0.0/8"))
                 .contains("unknown init-param \"trusted-proxy\"").contains("trusted-proxies");

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
 /**
@@ -45,6 +46,8 @@ final class Breakers {
     private final int threshold;
     private final long openMicros;
     private final Clock clock;
+    /** The clock as a breaker reads it, made once: a success on the hot path allocates nothing. */
+    private final LongSupplier now;
     private final Function<String, Object> nodeOfKey;
     private final Predicate<Object> ownsSlots;
     private final CircuitBreaker.Transitions store;
@@ -74,6 +77,7 @@ final class Breakers {
         this.threshold = threshold;
         this.openMicros = openMicros;
         this.clock = clock;
+        this.now = clock::nowMicros;
         this.nodeOfKey = nodeOfKey;
         this.ownsSlots = ownsSlots;
         this.store = store;
@@ -124,12 +128,9 @@ final class Breakers {
     /** Reports a successful call through {@code breaker}, sent at {@code sentAt} (µs, local clock). */
     void onSuccess(CircuitBreaker breaker, long sentAt) {
         if (health == StoreHealth.UP) {
-            if (breaker.health() != StoreHealth.UP) {
-                breaker.onSuccess(sentAt, clock.nowMicros());
-            }
+            breaker.onSuccess(sentAt, now);
             return;
         }
-        long now = clock.nowMicros();
         // Redis answered, whatever a connection check said before: cleared first, so that the
         // breaker's own change (CIRCUIT_OPEN -> UP) is reported as one, not via DEGRADED.
         boolean checkWasFailed = checkFailed;
@@ -137,7 +138,7 @@ final class Breakers {
             checkFailed = false;
         }
         breaker.onSuccess(sentAt, now);
-        if (health != StoreHealth.UP && (checkWasFailed || isDue(now))) {
+        if (health != StoreHealth.UP && (checkWasFailed || isDue(clock.nowMicros()))) {
             // The breaker keeping the store's health down may be one nothing needs any more: not
             // looked at before it may be, else while a master is down, the others' successes would
             // all queue for this lock.
@@ -158,9 +159,9 @@ final class Breakers {
         }
     }
 
-    /** Reports a failed call through {@code breaker}. */
-    void onFailure(CircuitBreaker breaker, long now, Throwable cause) {
-        breaker.onFailure(now, cause);
+    /** Reports a failed call through {@code breaker}, sent at {@code sentAt}, failed at {@code now}. */
+    void onFailure(CircuitBreaker breaker, long sentAt, long now, Throwable cause) {
+        breaker.onFailure(sentAt, now, cause);
         countAgain(breaker, cause);
     }
 

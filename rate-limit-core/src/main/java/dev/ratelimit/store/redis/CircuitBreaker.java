@@ -2,6 +2,8 @@ package dev.ratelimit.store.redis;
 
 import dev.ratelimit.StoreHealth;
 
+import java.util.function.LongSupplier;
+
 /**
  * Stops calling Redis while it is failing. After {@code threshold} consecutive failed calls the
  * circuit opens: for {@code openMicros} no call is made (decisions follow the failure mode at once,
@@ -9,11 +11,13 @@ import dev.ratelimit.StoreHealth;
  * the circuit, failure opens it for another period. A call let through before the circuit opened
  * that fails while it is open (it was waiting out its timeout) is counted, but neither restarts the
  * open period nor frees the probe's place: only the probe's own outcome does. Likewise a success
- * says nothing newer than the failures seen after its call was sent (Redis shutting down answers the
- * calls already sent, then fails): it neither closes an open circuit (only the probe's success does)
- * nor brings a failing one back UP, nor starts the count of consecutive failures again. The probe is
- * known by its thread: a call is made and reported on the thread that asked for it. Time is the
- * store's local clock.
+ * of a call sent before the circuit opened does not close it (only the probe's success does), and a
+ * success of a call sent before another that has failed already says nothing newer than that failure
+ * (Redis shutting down answers the calls already sent, then refuses the next): it neither brings the
+ * breaker back UP nor starts the count of consecutive failures again. Calls are ordered by when they
+ * were sent, not by when their failure was reported: a timeout is reported a whole timeout after its
+ * call, while calls sent after it are answered. The probe is known by its thread: a call is made and
+ * reported on the thread that asked for it. Time is the store's local clock.
  *
  * <p>Health: {@code UP} while calls succeed, {@code DEGRADED} from the first failure,
  * {@code CIRCUIT_OPEN} while open (and during the probe), {@code UP} again on the first success.
@@ -35,8 +39,8 @@ final class CircuitBreaker {
     private volatile StoreHealth health = StoreHealth.UP;
     private volatile long lastNeeded;
     private int failures;
-    /** When the last failure was reported; guarded by this. */
-    private long lastFailureAt = Long.MIN_VALUE;
+    /** When the latest-sent call that failed was sent; guarded by this. */
+    private long lastFailedSentAt = Long.MIN_VALUE;
     private long openUntil;
     private boolean probing;
     private Thread prober;
@@ -74,8 +78,11 @@ final class CircuitBreaker {
         }
     }
 
-    /** Reports a call sent at {@code sentAt} that Redis answered at {@code now}. */
-    void onSuccess(long sentAt, long now) {
+    /**
+     * Reports a call sent at {@code sentAt} that Redis answered; {@code clock} is read, under the
+     * breaker's lock, only when the breaker is not UP.
+     */
+    void onSuccess(long sentAt, LongSupplier clock) {
         if (health == StoreHealth.UP) {
             return;
         }
@@ -83,9 +90,10 @@ final class CircuitBreaker {
         synchronized (this) {
             previous = health;
             boolean probe = probing && prober == Thread.currentThread();
-            if (!probe && (previous == StoreHealth.CIRCUIT_OPEN || sentAt < lastFailureAt && lastFailureAt <= now)) {
-                // Sent before a failure seen since: an answer from before Redis failed. (A clock read
-                // earlier than that failure was stepped back: the success counts.)
+            if (!probe && (previous == StoreHealth.CIRCUIT_OPEN
+                    || sentAt < lastFailedSentAt && lastFailedSentAt <= clock.getAsLong())) {
+                // Sent before a call that failed: an answer from before Redis failed. (A clock reading
+                // earlier than that call's sending was stepped back: the success counts.)
                 return;
             }
             failures = 0;
@@ -98,13 +106,14 @@ final class CircuitBreaker {
         }
     }
 
-    void onFailure(long now, Throwable cause) {
+    /** Reports a call sent at {@code sentAt} that failed at {@code now}. */
+    void onFailure(long sentAt, long now, Throwable cause) {
         StoreHealth previous;
         StoreHealth current;
         synchronized (this) {
             previous = health;
             lastNeeded = now;
-            lastFailureAt = now;
+            lastFailedSentAt = Math.max(lastFailedSentAt, sentAt);
             failures = failures == Integer.MAX_VALUE ? failures : failures + 1;
             if (previous == StoreHealth.CIRCUIT_OPEN && !(probing && prober == Thread.currentThread())) {
                 // A call sent before the circuit opened, failing late: the open period and the probe stand.

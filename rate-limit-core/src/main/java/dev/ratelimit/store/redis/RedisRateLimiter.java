@@ -193,34 +193,12 @@ final class RedisRateLimiter implements RateLimiter {
             if (connectionFailure) {
                 settings.connections().dropIdleConnections();
             }
-            // On a Cluster, the failure is the node's the call went to last: a master importing the keys'
-            // slot (reached by ASK) that died, not the slot's owner, whose other clients keep deciding on Redis.
-            CircuitBreaker failing = breaker;
-            if (keys0 != null && breaker == settings.breakers().shared()) {
-                // Chosen before the cluster client (and its slot map) existed: the failure is the keys' master's.
-                CircuitBreaker owner = settings.breakers().forKey(keys0);
-                if (owner != breaker) {
-                    failing = owner;
-                    breaker.callWentElsewhere();
-                }
-            }
-            Object tried = connectionFailure ? settings.connections().nodeTried() : null;
-            if (tried != null) {
-                failing = settings.breakers().forNode(tried);
-                if (failing != breaker) {
-                    breaker.callWentElsewhere();
-                }
-            }
             if (isResharding(e)) {
                 // TRYAGAIN: the master answered, a resharding is moving the keys' slot; not a failing Redis.
+                // Told to the breaker that let the call through, whose probe (if it was one) this still is.
                 settings.breakers().onSuccess(breaker, now - micros);
-            } else if (isPoolExhausted(e)) {
-                // No pooled connection came free within the read timeout: every one carries a call of
-                // this instance's own (calls one by one, more callers than poolSize). Those calls count
-                // for themselves, should Redis fail them; counted too, a healthy Redis would open the breaker.
-                breaker.callWentElsewhere();
             } else {
-                settings.breakers().onFailure(failing, now, e);
+                blame(breaker, keys0, connectionFailure, e, micros, now);
             }
             if (connectionFailure) {
                 settings.connections().renewSlotMapAfterFailure(now);
@@ -233,6 +211,38 @@ final class RedisRateLimiter implements RateLimiter {
             }
         } catch (Exception | LinkageError ignored) {
             // reporting a failure must not fail the request (a listener may throw a checked exception undeclared)
+        }
+    }
+
+    /**
+     * Counts a failed call against the breaker of the node it failed on. On a Cluster, that is the node
+     * the call went to last: a master importing the keys' slot (reached by ASK) that died, not the
+     * slot's owner, whose other clients keep deciding on Redis.
+     */
+    private void blame(CircuitBreaker breaker, String keys0, boolean connectionFailure, Throwable e, long micros, long now) {
+        CircuitBreaker failing = breaker;
+        if (keys0 != null && breaker == settings.breakers().shared()) {
+            // Chosen before the cluster client (and its slot map) existed: the failure is the keys' master's.
+            CircuitBreaker owner = settings.breakers().forKey(keys0);
+            if (owner != breaker) {
+                failing = owner;
+                breaker.callWentElsewhere();
+            }
+        }
+        Object tried = connectionFailure ? settings.connections().nodeTried() : null;
+        if (tried != null) {
+            failing = settings.breakers().forNode(tried);
+            if (failing != breaker) {
+                breaker.callWentElsewhere();
+            }
+        }
+        if (isPoolExhausted(e)) {
+            // No pooled connection came free within the read timeout: every one carries a call of
+            // this instance's own (calls one by one, more callers than poolSize). Those calls count
+            // for themselves, should Redis fail them; counted too, a healthy Redis would open the breaker.
+            breaker.callWentElsewhere();
+        } else {
+            settings.breakers().onFailure(failing, now - micros, now, e);
         }
     }
 

@@ -29,7 +29,7 @@ class BreakersTest {
 
     private void fail(CircuitBreaker breaker) {
         assertThat(breaker.allowCall(clock.nowMicros())).isTrue();
-        breaker.onFailure(clock.nowMicros(), DOWN);
+        breaker.onFailure(clock.nowMicros(), clock.nowMicros(), DOWN);
     }
 
     /** Master A's breaker, opened by two failed calls (the threshold). */
@@ -65,7 +65,7 @@ class BreakersTest {
         // Redirected (ASK) to master B, which is down: B's failure, not A's.
         CircuitBreaker b = breakers.forNode("B");
         assertThat(b).isSameAs(breakers.forKey("b:1"));
-        breakers.onFailure(b, clock.nowMicros(), DOWN);
+        breakers.onFailure(b, clock.nowMicros(), clock.nowMicros(), DOWN);
         a.callWentElsewhere();
 
         assertThat(a.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
@@ -114,8 +114,8 @@ class BreakersTest {
      */
     private CircuitBreaker forgottenOpenShared(Breakers b) {
         CircuitBreaker shared = b.shared();
-        b.onFailure(shared, clock.nowMicros(), DOWN);
-        b.onFailure(shared, clock.nowMicros(), DOWN);
+        b.onFailure(shared, clock.nowMicros(), clock.nowMicros(), DOWN);
+        b.onFailure(shared, clock.nowMicros(), clock.nowMicros(), DOWN);
         clock.advanceMicros(Breakers.FORGET_AFTER_MICROS);
         b.onSuccess(b.forKey("b:1"), clock.nowMicros());
         assertThat(b.health()).as("forgotten").isEqualTo(StoreHealth.UP);
@@ -128,7 +128,7 @@ class BreakersTest {
         CircuitBreaker shared = forgottenOpenShared(breakers);
 
         assertThat(shared.allowCall(clock.nowMicros())).as("the probe").isTrue();
-        breakers.onFailure(shared, clock.nowMicros(), DOWN); // OPEN again: no change of the breaker's own state
+        breakers.onFailure(shared, clock.nowMicros(), clock.nowMicros(), DOWN); // OPEN again: no change of the breaker's own state
 
         assertThat(breakers.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
         assertThat(changes).containsExactly("UP->DEGRADED", "DEGRADED->CIRCUIT_OPEN", "CIRCUIT_OPEN->UP",
@@ -180,14 +180,14 @@ class BreakersTest {
         // As above, but master B's breaker is failing too when the forgotten shared one fails again: the
         // store's health is the worst of the breakers that count, so CIRCUIT_OPEN, not B's DEGRADED.
         CircuitBreaker shared = breakers.shared();
-        breakers.onFailure(shared, clock.nowMicros(), DOWN);
-        breakers.onFailure(shared, clock.nowMicros(), DOWN);
+        breakers.onFailure(shared, clock.nowMicros(), clock.nowMicros(), DOWN);
+        breakers.onFailure(shared, clock.nowMicros(), clock.nowMicros(), DOWN);
         clock.advanceMicros(Breakers.FORGET_AFTER_MICROS);
         fail(breakers.forKey("b:1"));
         assertThat(breakers.health()).as("shared forgotten, B degraded").isEqualTo(StoreHealth.DEGRADED);
 
         assertThat(shared.allowCall(clock.nowMicros())).as("the probe").isTrue();
-        breakers.onFailure(shared, clock.nowMicros(), DOWN); // OPEN again: no change of the breaker's own state
+        breakers.onFailure(shared, clock.nowMicros(), clock.nowMicros(), DOWN); // OPEN again: no change of the breaker's own state
 
         assertThat(breakers.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
         assertThat(changes).containsExactly("UP->DEGRADED", "DEGRADED->CIRCUIT_OPEN", "CIRCUIT_OPEN->DEGRADED",
@@ -247,7 +247,7 @@ class BreakersTest {
         for (int i = 0; i < 5; i++) {
             clock.advanceMicros(Breakers.OWNERLESS_FORGET_AFTER_MICROS / 2);
             if (a.allowCall(clock.nowMicros())) {   // a decision needed A: its probe, which fails, A being down
-                breakers.onFailure(a, clock.nowMicros(), DOWN);
+                breakers.onFailure(a, clock.nowMicros(), clock.nowMicros(), DOWN);
             } else {
                 breakers.onRefused(a);
             }
@@ -290,7 +290,7 @@ class BreakersTest {
         CircuitBreaker a = breakers.forKey("a:1");
         for (int i = 0; i < 3; i++) {
             assertThat(a.allowCall(clock.nowMicros())).isTrue();
-            breakers.onFailure(breakers.forNode("B"), clock.nowMicros(), DOWN);
+            breakers.onFailure(breakers.forNode("B"), clock.nowMicros(), clock.nowMicros(), DOWN);
             a.callWentElsewhere();
             for (int j = 0; j < 30; j++) {
                 clock.advanceMicros(100_000);

@@ -19,7 +19,7 @@ class CircuitBreakerTest {
 
     private void fail(long now) {
         assertThat(breaker.allowCall(now)).isTrue();
-        breaker.onFailure(now, DOWN);
+        breaker.onFailure(now, now, DOWN);
     }
 
     @Test
@@ -27,14 +27,14 @@ class CircuitBreakerTest {
         fail(T0);
         fail(T0);
         assertThat(breaker.allowCall(T0)).isTrue();
-        breaker.onSuccess(T0, T0);
+        breaker.onSuccess(T0, () -> T0);
         assertThat(breaker.health()).isEqualTo(StoreHealth.UP);
 
         fail(T0);
         fail(T0);
         assertThat(breaker.health()).as("2 consecutive failures, under the threshold of 3").isEqualTo(StoreHealth.DEGRADED);
         assertThat(breaker.allowCall(T0)).isTrue();
-        breaker.onFailure(T0, DOWN);
+        breaker.onFailure(T0, T0, DOWN);
         assertThat(breaker.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
     }
 
@@ -49,17 +49,17 @@ class CircuitBreakerTest {
         assertThat(breaker.allowCall(T0 + OPEN_MICROS)).as("a second caller while the probe is out").isFalse();
         assertThat(breaker.allowCall(T0 + 2 * OPEN_MICROS)).as("even long after").isFalse();
 
-        breaker.onFailure(T0 + OPEN_MICROS, DOWN);
+        breaker.onFailure(T0 + OPEN_MICROS, T0 + OPEN_MICROS, DOWN);
         assertThat(breaker.allowCall(T0 + 2 * OPEN_MICROS - 1)).as("the failed probe opened it again").isFalse();
         assertThat(breaker.allowCall(T0 + 2 * OPEN_MICROS)).as("the next probe").isTrue();
-        breaker.onSuccess(T0 + 2 * OPEN_MICROS, T0 + 2 * OPEN_MICROS + 1);
+        breaker.onSuccess(T0 + 2 * OPEN_MICROS, () -> T0 + 2 * OPEN_MICROS + 1);
         assertThat(breaker.health()).isEqualTo(StoreHealth.UP);
         assertThat(breaker.allowCall(T0 + 2 * OPEN_MICROS)).isTrue();
     }
 
     /** Reports, on a thread of its own, the failure of a call let through before the circuit opened. */
     private void lateFailureOfAnEarlierCall(long now) throws InterruptedException {
-        Thread other = new Thread(() -> breaker.onFailure(now, DOWN));
+        Thread other = new Thread(() -> breaker.onFailure(now, now, DOWN));
         other.start();
         other.join();
     }
@@ -85,7 +85,7 @@ class CircuitBreakerTest {
         lateFailureOfAnEarlierCall(T0 + OPEN_MICROS);
 
         assertThat(breaker.allowCall(T0 + 3 * OPEN_MICROS)).as("another caller while the probe is out").isFalse();
-        breaker.onFailure(T0 + 3 * OPEN_MICROS, DOWN);
+        breaker.onFailure(T0 + 3 * OPEN_MICROS, T0 + 3 * OPEN_MICROS, DOWN);
         assertThat(breaker.allowCall(T0 + 4 * OPEN_MICROS - 1)).as("the probe's failure opened it again").isFalse();
         assertThat(breaker.allowCall(T0 + 4 * OPEN_MICROS)).as("the next probe").isTrue();
     }
@@ -107,34 +107,55 @@ class CircuitBreakerTest {
 
     /** Reports, on a thread of its own, the success of a call sent at {@code sentAt}. */
     private void lateSuccess(long sentAt, long now) throws InterruptedException {
-        Thread other = new Thread(() -> breaker.onSuccess(sentAt, now));
+        Thread other = new Thread(() -> breaker.onSuccess(sentAt, () -> now));
         other.start();
         other.join();
     }
 
     @Test
-    void aCallSentBeforeAFailureThatSucceedsLateNeitherBringsTheBreakerBackUpNorRestartsTheCount() throws InterruptedException {
+    void aCallSentBeforeACallThatFailedThatSucceedsLateNeitherBringsTheBreakerBackUpNorRestartsTheCount() throws InterruptedException {
         List<String> changes = new ArrayList<>();
         CircuitBreaker watched = new CircuitBreaker(3, OPEN_MICROS, (previous, current, cause) -> changes.add(previous + "->" + current));
         assertThat(watched.allowCall(T0)).as("a call sent while Redis still answered").isTrue();
         assertThat(watched.allowCall(T0 + 10)).isTrue();
-        watched.onFailure(T0 + 20, DOWN);
-        watched.onSuccess(T0, T0 + 30);
+        watched.onFailure(T0 + 10, T0 + 20, DOWN);
+        watched.onSuccess(T0, () -> T0 + 30);
 
         assertThat(watched.health()).as("Redis answered that call before it failed").isEqualTo(StoreHealth.DEGRADED);
         assertThat(watched.allowCall(T0 + 40)).isTrue();
-        watched.onFailure(T0 + 50, DOWN);
+        watched.onFailure(T0 + 40, T0 + 50, DOWN);
         assertThat(watched.allowCall(T0 + 60)).isTrue();
-        watched.onFailure(T0 + 70, DOWN);
+        watched.onFailure(T0 + 60, T0 + 70, DOWN);
         assertThat(watched.health()).as("three failures in a row, in the order the calls were sent").isEqualTo(StoreHealth.CIRCUIT_OPEN);
         assertThat(changes).containsExactly("UP->DEGRADED", "DEGRADED->CIRCUIT_OPEN");
+    }
+
+    @Test
+    void timeoutsReportedWhileCallsSentAfterThemSucceedAreNotConsecutiveFailures() {
+        // A call's timeout is reported a whole timeout (100 ms) after it was sent; calls sent meanwhile are
+        // answered in a millisecond. Sent: A (fails), S1, B (fails), S2, C (fails), D. No three failures in a row.
+        assertThat(breaker.allowCall(T0)).isTrue();
+        assertThat(breaker.allowCall(T0 + 500)).isTrue();
+        breaker.onSuccess(T0 + 500, () -> T0 + 700);
+        assertThat(breaker.allowCall(T0 + 1_000)).isTrue();
+        assertThat(breaker.allowCall(T0 + 1_500)).isTrue();
+        breaker.onSuccess(T0 + 1_500, () -> T0 + 1_700);
+        assertThat(breaker.allowCall(T0 + 2_000)).isTrue();
+        breaker.onFailure(T0, T0 + 100_000, DOWN);
+        assertThat(breaker.allowCall(T0 + 100_200)).isTrue();
+        breaker.onFailure(T0 + 1_000, T0 + 101_000, DOWN);
+        breaker.onSuccess(T0 + 100_200, () -> T0 + 101_200);
+        breaker.onFailure(T0 + 2_000, T0 + 102_000, DOWN);
+
+        assertThat(breaker.health()).as("D, sent after every call that failed, succeeded: the count started again")
+                .isEqualTo(StoreHealth.DEGRADED);
     }
 
     @Test
     void aCallSentAfterTheLastFailureThatSucceedsBringsTheBreakerBackUp() {
         fail(T0);
         assertThat(breaker.allowCall(T0 + 1)).isTrue();
-        breaker.onSuccess(T0 + 1, T0 + 2);
+        breaker.onSuccess(T0 + 1, () -> T0 + 2);
         assertThat(breaker.health()).isEqualTo(StoreHealth.UP);
     }
 
@@ -151,7 +172,7 @@ class CircuitBreakerTest {
         lateSuccess(T0 + 60, T0 + 100 + OPEN_MICROS);
         assertThat(breaker.health()).as("not the probe's success").isEqualTo(StoreHealth.CIRCUIT_OPEN);
         assertThat(breaker.allowCall(T0 + 100 + OPEN_MICROS)).as("a second caller while the probe is out").isFalse();
-        breaker.onSuccess(T0 + 100 + OPEN_MICROS, T0 + 101 + OPEN_MICROS);
+        breaker.onSuccess(T0 + 100 + OPEN_MICROS, () -> T0 + 101 + OPEN_MICROS);
         assertThat(breaker.health()).isEqualTo(StoreHealth.UP);
     }
 
@@ -160,7 +181,7 @@ class CircuitBreakerTest {
         fail(T0);
         long steppedBack = T0 - 60_000_000;
         assertThat(breaker.allowCall(steppedBack)).isTrue();
-        breaker.onSuccess(steppedBack, steppedBack + 1);
+        breaker.onSuccess(steppedBack, () -> steppedBack + 1);
         assertThat(breaker.health()).as("else a clock stepped back would keep the breaker failing until it caught up").isEqualTo(StoreHealth.UP);
     }
 
@@ -181,7 +202,7 @@ class CircuitBreakerTest {
         fail(T0);
         fail(T0);
         assertThat(breaker.allowCall(T0 - OPEN_MICROS - 1)).as("the probe, on a clock stepped back").isTrue();
-        breaker.onSuccess(T0 - OPEN_MICROS - 1, T0 - OPEN_MICROS);
+        breaker.onSuccess(T0 - OPEN_MICROS - 1, () -> T0 - OPEN_MICROS);
         assertThat(breaker.health()).isEqualTo(StoreHealth.UP);
     }
 
@@ -189,7 +210,7 @@ class CircuitBreakerTest {
     void aFirstFailureThatReachesTheThresholdReportsDegradedThenOpen() {
         List<String> changes = new ArrayList<>();
         CircuitBreaker single = new CircuitBreaker(1, OPEN_MICROS, (previous, current, cause) -> changes.add(previous + "->" + current + " " + cause));
-        single.onFailure(T0, DOWN);
+        single.onFailure(T0, T0, DOWN);
         assertThat(changes).containsExactly("UP->DEGRADED " + DOWN, "DEGRADED->CIRCUIT_OPEN " + DOWN);
         assertThat(single.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
     }

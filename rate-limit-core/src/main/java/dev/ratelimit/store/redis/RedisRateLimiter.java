@@ -189,6 +189,13 @@ final class RedisRateLimiter implements RateLimiter {
 
     private void failed(CircuitBreaker breaker, String keys0, Throwable e, long micros, long now) {
         try {
+            if (settings.connections().isClosed()) {
+                // The store was closed while this call was under way (its pool or client refuses, its
+                // connection was closed under it): the application's shutdown, not an outage. Nothing for the
+                // breakers, health or the listener's store metrics, as for a call made after close().
+                breaker.callWentElsewhere();
+                return;
+            }
             boolean connectionFailure = isConnectionFailure(e);
             if (connectionFailure) {
                 settings.connections().dropIdleConnections();

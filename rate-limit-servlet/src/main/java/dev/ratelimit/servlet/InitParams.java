@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * Reads a {@code web.xml} filter's init-params into {@link Settings}. Every name is known (a typo is
@@ -68,6 +69,9 @@ final class InitParams {
     }
 
     /** The settings the init-params of {@code filterConfig} describe. */
+    /** A value that is one placeholder, as a container that substitutes none leaves it: {@code ${RL_SECRET}}. */
+    private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{[^}]*}");
+
     static Settings read(FilterConfig filterConfig) throws ServletException {
         return new InitParams(filterConfig).read();
     }
@@ -81,10 +85,13 @@ final class InitParams {
         }
         for (String name : Collections.list(filterConfig.getInitParameterNames())) {
             String value = param(name);
-            if (value != null && value.contains("${")) {
+            boolean secret = name.equals("redis-client-key-secret");
+            // A generated secret may hold "${" (about 1 in 250 of 24 printable characters): only a secret that
+            // is a placeholder as a whole is one.
+            if (value != null && (secret ? PLACEHOLDER.matcher(value).matches() : value.contains("${"))) {
                 // GlassFish, Open Liberty and a standalone Jetty leave ${...} in web.xml as it is. Taken
                 // literally, it would be a key prefix other instances do not share, or a secret anyone can read.
-                throw invalid(name, name.equals("redis-client-key-secret") ? "(hidden)"
+                throw invalid(name, secret ? "(hidden)"
                                 : name.equals("store") ? RedisParams.maskedUrl(value) : value,
                         "holds an unexpanded placeholder \"${...}\": this container did not substitute it (not every"
                                 + " container does, see the README's section on yours); put the value itself, or register"

@@ -136,6 +136,18 @@ class InitParamsTest {
     }
 
     @Test
+    void acceptsAGeneratedSecretThatHappensToHoldADollarAndABrace() throws ServletException {
+        RateLimitFilter filter = new RateLimitFilter();
+        try {
+            filter.init(new MapFilterConfig("store", "memory", "redis-client-key-secret", "q7${Vx2-Lm}Tz9#wRk4pA0&hN"));
+        } catch (ServletException e) {
+            assertThat(e.getMessage()).as("refused for its own sake, not as a placeholder").doesNotContain("placeholder");
+        } finally {
+            filter.destroy();
+        }
+    }
+
+    @Test
     void rejectsAnUnknownInitParamSoThatTyposDoNotPassSilently() {
         assertThat(initFailure("trusted-proxy", "10.0.0.0/8"))
                 .contains("unknown init-param \"trusted-proxy\"").contains("trusted-proxies");

@@ -220,7 +220,7 @@ final class CallBatcher {
                     c.failure = c.caller == owner ? batchFailed : others;
                 }
             }
-            if (RedisRateLimiter.isTimeout(batchFailed)) {
+            if (CallFailure.isTimeout(batchFailed)) {
                 // Redis did not answer for a whole read timeout. The calls queued meanwhile would go to
                 // it batch after batch, each batch waiting out the timeout again (a crowd of 600 waited
                 // 2.4 s on a frozen Redis with a 400 ms timeout): they fail with this batch instead.

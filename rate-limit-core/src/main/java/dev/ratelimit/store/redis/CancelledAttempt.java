@@ -25,7 +25,7 @@ final class CancelledAttempt extends RuntimeException {
      * {@code CancelledAttempt} when that thread's interrupt ended it, else the failure itself.
      */
     static Throwable outcome(Throwable failure) {
-        return failure instanceof RuntimeException r && RedisRateLimiter.isCancellation(r) ? new CancelledAttempt(r) : failure;
+        return failure instanceof RuntimeException r && CallFailure.isCancellation(r) ? new CancelledAttempt(r) : failure;
     }
 
     /**

@@ -127,7 +127,7 @@ public final class RedisStore implements RateLimitStore {
         try {
             ConnectionCheck.run(settings);
         } catch (RuntimeException e) {
-            if (!settings.connections().isClosed() && !RedisRateLimiter.isCancellation(e)) {
+            if (!settings.connections().isClosed() && !CallFailure.isCancellation(e)) {
                 settings.breakers().onCheck(new OutageLog.CheckFailed(e));
             }
             throw new IllegalStateException("Redis store " + description + " failed its connection check: "

@@ -18,49 +18,49 @@ class TimeoutClassificationTest {
 
     @Test
     void aReadTimeoutAnywhereInTheCausesIsATimeout() {
-        assertThat(RedisRateLimiter.isTimeout(new JedisConnectionException(new SocketTimeoutException("Read timed out")))).isTrue();
+        assertThat(CallFailure.isTimeout(new JedisConnectionException(new SocketTimeoutException("Read timed out")))).isTrue();
     }
 
     @Test
     void aClusterCallThatUsedItsWholeTimeBudgetIsATimeoutEvenWithoutACause() {
         // Jedis' executor throws this without the attempt's timeout when its back-off finds the deadline passed.
-        assertThat(RedisRateLimiter.isTimeout(new JedisClusterOperationException("Cluster retry deadline exceeded."))).isTrue();
+        assertThat(CallFailure.isTimeout(new JedisClusterOperationException("Cluster retry deadline exceeded."))).isTrue();
     }
 
     @Test
     void aClusterCallOutOfTimeAfterRefusedConnectionsIsNotATimeout() {
-        assertThat(RedisRateLimiter.isTimeout(new JedisClusterOperationException("Cluster retry deadline exceeded.",
+        assertThat(CallFailure.isTimeout(new JedisClusterOperationException("Cluster retry deadline exceeded.",
                 new JedisConnectionException(new ConnectException("Connection refused"))))).isFalse();
     }
 
     @Test
     void aRefusedConnectionIsNotATimeout() {
-        assertThat(RedisRateLimiter.isTimeout(new JedisClusterOperationException("No more cluster attempts left.",
+        assertThat(CallFailure.isTimeout(new JedisClusterOperationException("No more cluster attempts left.",
                 new JedisConnectionException(new ConnectException("Connection refused"))))).isFalse();
     }
 
     @Test
     void aConnectionThatBrokeFastIsSentAgain() {
-        assertThat(RedisRateLimiter.sendsAgain(new JedisConnectionException("Unexpected end of stream."))).isTrue();
+        assertThat(CallFailure.sendsAgain(new JedisConnectionException("Unexpected end of stream."))).isTrue();
     }
 
     @Test
     void aTimedOutCallIsNeverSentAgain() {
-        assertThat(RedisRateLimiter.sendsAgain(new JedisConnectionException(new SocketTimeoutException("Read timed out")))).isFalse();
+        assertThat(CallFailure.sendsAgain(new JedisConnectionException(new SocketTimeoutException("Read timed out")))).isFalse();
     }
 
     @Test
     void aClusterCallJedisGaveUpOnIsNotSentAgainEvenAfterRefusedConnections() {
         // Jedis' executor already tried and backed off until its deadline: another call would start a
         // second deadline and double the worst case the README gives.
-        assertThat(RedisRateLimiter.sendsAgain(new JedisClusterOperationException("Cluster retry deadline exceeded.",
+        assertThat(CallFailure.sendsAgain(new JedisClusterOperationException("Cluster retry deadline exceeded.",
                 new JedisConnectionException(new ConnectException("Connection refused"))))).isFalse();
-        assertThat(RedisRateLimiter.sendsAgain(new JedisClusterOperationException("No more cluster attempts left.",
+        assertThat(CallFailure.sendsAgain(new JedisClusterOperationException("No more cluster attempts left.",
                 new JedisConnectionException(new ConnectException("Connection refused"))))).isFalse();
     }
 
     @Test
     void aDataErrorIsNotSentAgain() {
-        assertThat(RedisRateLimiter.sendsAgain(new redis.clients.jedis.exceptions.JedisDataException("ERR unknown command"))).isFalse();
+        assertThat(CallFailure.sendsAgain(new redis.clients.jedis.exceptions.JedisDataException("ERR unknown command"))).isFalse();
     }
 }

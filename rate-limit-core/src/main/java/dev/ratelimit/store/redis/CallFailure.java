@@ -1,0 +1,123 @@
+package dev.ratelimit.store.redis;
+
+import redis.clients.jedis.exceptions.JedisClusterOperationException;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
+
+/**
+ * What the exception of a failed call to Redis says: a connection that failed fast (sent again) or
+ * timed out, no pooled connection free, a resharding under way, or the caller's own cancellation.
+ * Each looks through causes (and, where Jedis hides them there, suppressed exceptions).
+ */
+final class CallFailure {
+    private CallFailure() {
+    }
+
+    /**
+     * Whether a failed call is sent once more on a fresh connection: a connection that failed fast,
+     * not by a timeout (a call that timed out may still run), and not a Cluster call, which Jedis'
+     * own executor already retried within its time budget (sending it again would start a second budget).
+     */
+    static boolean sendsAgain(Throwable e) {
+        if (!isConnectionFailure(e) || isTimeout(e)) {
+            return false;
+        }
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof JedisClusterOperationException) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    static boolean isConnectionFailure(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof JedisConnectionException || t instanceof JedisClusterOperationException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Jedis found no pooled connection free within its wait (commons-pool2's borrow timeout). */
+    static boolean isPoolExhausted(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.util.NoSuchElementException && t.getMessage() != null
+                    && t.getMessage().startsWith("Timeout waiting for idle object")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Redis' TRYAGAIN: a multi-key call on keys that are not all on one node while their slot moves. */
+    static boolean isResharding(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof JedisDataException && t.getMessage() != null && t.getMessage().startsWith("TRYAGAIN")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether {@code e} failed the call because the calling thread was interrupted: a wait for a pooled
+     * connection interrupted, or a virtual thread's socket closed by its interrupt (for a cluster client
+     * being created, a seed node's failure suppressed under Jedis' own). Not a failing Redis.
+     */
+    static boolean isCancellation(Throwable e) {
+        // A socket closed by an interrupt leaves the thread's interrupt status set; an interrupted wait
+        // for a connection has cleared it.
+        return isCancellation(e, Thread.currentThread().isInterrupted(), 0);
+    }
+
+    private static boolean isCancellation(Throwable e, boolean interrupted, int depth) {
+        for (Throwable t = e; t != null && depth < 8; t = t.getCause(), depth++) {
+            if (t instanceof InterruptedException || interrupted && (t instanceof java.nio.channels.ClosedByInterruptException
+                    || t instanceof java.net.SocketException && "Closed by interrupt".equals(t.getMessage()))) {
+                return true;
+            }
+            for (Throwable suppressed : t.getSuppressed()) {
+                if (isCancellation(suppressed, interrupted, depth + 1)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Whether {@code e} is a read (or connect) that timed out. */
+    static boolean isTimeout(Throwable e) {
+        return isTimeout(e, 0);
+    }
+
+    /**
+     * Jedis reports a connect timeout as "Failed to connect to ..." with the timeout suppressed, not
+     * as its cause, and a cluster or sentinel client it could not create as one exception with each
+     * node's failure suppressed: look through causes and suppressed exceptions, a few levels deep.
+     */
+    private static boolean isTimeout(Throwable e, int depth) {
+        for (Throwable t = e; t != null && depth < 8; t = t.getCause(), depth++) {
+            if (t instanceof java.net.SocketTimeoutException || isClusterDeadline(t)) {
+                return true;
+            }
+            for (Throwable suppressed : t.getSuppressed()) {
+                if (isTimeout(suppressed, depth + 1)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Jedis' cluster executor giving up because the call used its whole time budget (the read
+     * timeout, see {@link Connections}) while backing off: one of its attempts may have timed out,
+     * and that exception carries no cause to tell.
+     */
+    private static boolean isClusterDeadline(Throwable t) {
+        // Only without a cause: with one, the cause chain says whether an attempt timed out.
+        return t instanceof JedisClusterOperationException && t.getCause() == null && t.getMessage() != null
+                && t.getMessage().startsWith("Cluster retry deadline exceeded");
+    }
+}

@@ -12,12 +12,12 @@ import java.util.function.LongSupplier;
  * that fails while it is open (it was waiting out its timeout) is counted, but neither restarts the
  * open period nor frees the probe's place: only the probe's own outcome does. Likewise a success
  * of a call sent before the circuit opened does not close it (only the probe's success does), and a
- * success of a call sent before another that has failed already says nothing newer than that failure
- * (Redis shutting down answers the calls already sent, then refuses the next): it neither brings the
- * breaker back UP nor starts the count of consecutive failures again. Calls are ordered by when they
- * were sent, not by when their failure was reported: a timeout is reported a whole timeout after its
- * call, while calls sent after it are answered. The probe is known by its thread: a call is made and
- * reported on the thread that asked for it. Time is the store's local clock.
+ * success of a call sent before another that Redis refused already (a connection refused, reset or
+ * closed) says nothing newer than that refusal (Redis shutting down answers the calls already sent,
+ * then refuses the next): it neither brings the breaker back UP nor starts the count of consecutive
+ * failures again. Calls are ordered by when they were sent; timeouts and error replies order nothing
+ * (see {@link #stoppedAnswering}). The probe is known by its thread: a call is made and reported on
+ * the thread that asked for it. Time is the store's local clock.
  *
  * <p>Health: {@code UP} while calls succeed, {@code DEGRADED} from the first failure,
  * {@code CIRCUIT_OPEN} while open (and during the probe), {@code UP} again on the first success.
@@ -39,7 +39,7 @@ final class CircuitBreaker {
     private volatile StoreHealth health = StoreHealth.UP;
     private volatile long lastNeeded;
     private int failures;
-    /** When the latest-sent call that failed was sent; guarded by this. */
+    /** When the latest-sent call that failed because Redis stopped answering was sent; guarded by this. */
     private long lastFailedSentAt = Long.MIN_VALUE;
     private long openUntil;
     private boolean probing;
@@ -113,7 +113,9 @@ final class CircuitBreaker {
         synchronized (this) {
             previous = health;
             lastNeeded = now;
-            lastFailedSentAt = Math.max(lastFailedSentAt, sentAt);
+            if (stoppedAnswering(cause)) {
+                lastFailedSentAt = Math.max(lastFailedSentAt, sentAt);
+            }
             failures = failures == Integer.MAX_VALUE ? failures : failures + 1;
             if (previous == StoreHealth.CIRCUIT_OPEN && !(probing && prober == Thread.currentThread())) {
                 // A call sent before the circuit opened, failing late: the open period and the probe stand.
@@ -135,6 +137,17 @@ final class CircuitBreaker {
         } else if (previous != current) {
             transitions.changed(previous, current, cause);
         }
+    }
+
+    /**
+     * Whether a failure says Redis stopped answering: a connection refused, reset or closed, as Redis
+     * shutting down (or gone) refuses the calls sent after those it answered. Not a timeout (its call was
+     * sent long before it is reported, while later calls may be answered), nor an error reply (Redis
+     * answered): those must not make the successes of calls sent before them count for nothing, or a few
+     * of them among many callers would open the breaker on a Redis that answers nearly every call.
+     */
+    private static boolean stoppedAnswering(Throwable cause) {
+        return cause != null && CallFailure.isConnectionFailure(cause) && !CallFailure.isTimeout(cause);
     }
 
     /**

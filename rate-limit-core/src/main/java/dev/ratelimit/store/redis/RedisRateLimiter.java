@@ -92,6 +92,7 @@ final class RedisRateLimiter implements RateLimiter {
             return whenUnavailable(settings.breakers().shared(), client, cost, sentAt);
         }
         long[] reply;
+        long calledAt = sentAt; // when the call that Redis answered was sent: the retry's, if there was one
         try {
             reply = call(keys, cost, sentAt);
         } catch (RuntimeException | LinkageError e) {
@@ -118,6 +119,7 @@ final class RedisRateLimiter implements RateLimiter {
                 // failure may hide a timeout, as Jedis' "All sentinels down" does.)
                 try {
                     settings.connections().dropIdleConnections();
+                    calledAt = clock.nowMicros();
                     reply = call(keys, cost, sentAt);
                 } catch (RuntimeException | LinkageError again) {
                     failedAt = clock.nowMicros();
@@ -134,7 +136,7 @@ final class RedisRateLimiter implements RateLimiter {
             throw failedFatally(breaker, fatal, sentAt);
         }
         try {
-            settings.breakers().onSuccess(breaker, sentAt);
+            settings.breakers().onSuccess(breaker, calledAt);
             if (settings.listener() != RateLimitListener.NONE) {
                 settings.listener().onStoreCall(clock.nowMicros() - sentAt, true);
             }

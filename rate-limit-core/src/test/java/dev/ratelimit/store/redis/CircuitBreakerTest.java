@@ -3,7 +3,10 @@ package dev.ratelimit.store.redis;
 import dev.ratelimit.StoreHealth;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
+
+import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -12,7 +15,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** One breaker alone: it opens after {@code threshold} consecutive failures and lets one probe through at a time. */
 class CircuitBreakerTest {
     private static final long OPEN_MICROS = 5_000_000;
-    private static final IOException DOWN = new IOException("connection refused");
+    /** Redis refusing a call: what a Redis shutting down does to the calls after those it answered. */
+    private static final JedisConnectionException DOWN = new JedisConnectionException("java.net.ConnectException: Connection refused");
+    private static final JedisConnectionException TIMEOUT = new JedisConnectionException(new SocketTimeoutException("Read timed out"));
+    private static final JedisDataException ERROR_REPLY = new JedisDataException("OOM command not allowed when used memory > 'maxmemory'.");
     private static final long T0 = 1_000_000_000_000L;
 
     private final CircuitBreaker breaker = new CircuitBreaker(3, OPEN_MICROS, (previous, current, cause) -> { });
@@ -141,14 +147,29 @@ class CircuitBreakerTest {
         assertThat(breaker.allowCall(T0 + 1_500)).isTrue();
         breaker.onSuccess(T0 + 1_500, () -> T0 + 1_700);
         assertThat(breaker.allowCall(T0 + 2_000)).isTrue();
-        breaker.onFailure(T0, T0 + 100_000, DOWN);
+        breaker.onFailure(T0, T0 + 100_000, TIMEOUT);
         assertThat(breaker.allowCall(T0 + 100_200)).isTrue();
-        breaker.onFailure(T0 + 1_000, T0 + 101_000, DOWN);
+        breaker.onFailure(T0 + 1_000, T0 + 101_000, TIMEOUT);
         breaker.onSuccess(T0 + 100_200, () -> T0 + 101_200);
-        breaker.onFailure(T0 + 2_000, T0 + 102_000, DOWN);
+        breaker.onFailure(T0 + 2_000, T0 + 102_000, TIMEOUT);
 
         assertThat(breaker.health()).as("D, sent after every call that failed, succeeded: the count started again")
                 .isEqualTo(StoreHealth.DEGRADED);
+    }
+
+    @Test
+    void anErrorReplyOrATimeoutOfALaterCallDoesNotMakeAnEarlierCallsSuccessCountForNothing() {
+        // Redis answered the error reply, and a timeout is reported long after its call: neither says Redis
+        // had stopped answering when the slower success was sent. (Counted so, 1% of fast error replies among
+        // 200 callers kept the breaker open for 99% of decisions.)
+        for (RuntimeException failure : List.of(ERROR_REPLY, TIMEOUT)) {
+            CircuitBreaker fresh = new CircuitBreaker(3, OPEN_MICROS, (previous, current, cause) -> { });
+            assertThat(fresh.allowCall(T0)).as("a slow call").isTrue();
+            assertThat(fresh.allowCall(T0 + 10)).isTrue();
+            fresh.onFailure(T0 + 10, T0 + 20, failure);
+            fresh.onSuccess(T0, () -> T0 + 5_000);
+            assertThat(fresh.health()).as("after %s", failure.getClass().getSimpleName()).isEqualTo(StoreHealth.UP);
+        }
     }
 
     @Test

@@ -444,7 +444,15 @@ class RedisStoreTest {
             RateLimiter limiter = store.limiter(Limit.of("closing-pool", Policy.fixedWindow(100, LONG)));
             assertThat(limiter.tryAcquire("warm-up").source()).isEqualTo(Source.STORE);
             own.clientPause(3_000); // holds the one connection's next call
-            Future<Decision> holding = callers.submit(() -> limiter.tryAcquire("a"));
+            AtomicReference<Thread> holder = new AtomicReference<>();
+            Future<Decision> holding = callers.submit(() -> {
+                holder.set(Thread.currentThread());
+                return limiter.tryAcquire("a");
+            });
+            // "a" first: had "b" taken the connection, "a" would be the one waiting for it.
+            Awaitility.await("a call holding the one connection").atMost(Duration.ofSeconds(5))
+                    .until(() -> holder.get() != null && Arrays.stream(holder.get().getStackTrace())
+                            .anyMatch(f -> f.getClassName().endsWith("RedisInputStream")));
             AtomicReference<Thread> waiter = new AtomicReference<>();
             Future<Boolean> interruptedAfter = callers.submit(() -> {
                 waiter.set(Thread.currentThread());

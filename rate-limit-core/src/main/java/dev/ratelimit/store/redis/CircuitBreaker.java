@@ -20,7 +20,8 @@ import java.util.function.LongSupplier;
  * the thread that asked for it. Time is the store's local clock.
  *
  * <p>Health: {@code UP} while calls succeed, {@code DEGRADED} from the first failure,
- * {@code CIRCUIT_OPEN} while open (and during the probe), {@code UP} again on the first success.
+ * {@code CIRCUIT_OPEN} while open (and during the probe), {@code UP} again on the first success that
+ * counts (as above).
  * The fast path (health UP) reads one volatile field and takes no lock. While not UP, the breaker
  * remembers when a decision last needed it ({@link #lastNeededMicros()}), so that a breaker nothing
  * asks for any more (a Cluster master that lost its slots) can be told apart from a failing one.
@@ -92,8 +93,9 @@ final class CircuitBreaker {
             boolean probe = probing && prober == Thread.currentThread();
             if (!probe && (previous == StoreHealth.CIRCUIT_OPEN
                     || sentAt < lastFailedSentAt && lastFailedSentAt <= clock.getAsLong())) {
-                // Sent before a call that failed: an answer from before Redis failed. (A clock reading
-                // earlier than that call's sending was stepped back: the success counts.)
+                // Open: only the probe's answer closes it. Else sent before a call Redis refused: an answer
+                // from before Redis stopped answering. (A clock reading earlier than that call's sending was
+                // stepped back: the success counts.)
                 return;
             }
             failures = 0;
@@ -175,8 +177,8 @@ final class CircuitBreaker {
      * Whether the open period lasts beyond {@code now}; guarded by this. A reading a little earlier than
      * the moment the circuit opened ({@code openUntil - openMicros}) is a caller's that read the clock
      * before another call's failure opened it (under load, often by milliseconds): still open. One
-     * earlier by more than a whole period more was read on a clock stepped back: the period is over
-     * rather than stretched by the step.
+     * earlier than that moment by more than a whole period was read on a clock stepped back: the period
+     * is over rather than stretched further by the step.
      */
     private boolean stillOpen(long now) {
         return now < openUntil && openUntil - now <= 2 * openMicros;

@@ -82,17 +82,13 @@ final class InitParams {
                 throw new ServletException(prefix() + "unknown init-param \"" + ThrottledLog.clean(name) + "\"; known: "
                         + String.join(", ", DEFAULTS.keySet()));
             }
-        }
-        for (String name : Collections.list(filterConfig.getInitParameterNames())) {
             String value = param(name);
-            boolean secret = name.equals("redis-client-key-secret");
             // A generated secret may hold "${" (about 1 in 250 of 24 printable characters): only a secret that
             // is a placeholder as a whole is one.
-            if (value != null && (secret ? PLACEHOLDER.matcher(value).matches() : value.contains("${"))) {
+            if (value != null && (name.equals("redis-client-key-secret") ? PLACEHOLDER.matcher(value).matches() : value.contains("${"))) {
                 // GlassFish, Open Liberty and a standalone Jetty leave ${...} in web.xml as it is. Taken
                 // literally, it would be a key prefix other instances do not share, or a secret anyone can read.
-                throw invalid(name, secret ? "(hidden)"
-                                : name.equals("store") ? RedisParams.maskedUrl(value) : value,
+                throw invalid(name, name.equals("store") ? RedisParams.maskedUrl(value) : echoed(name),
                         "holds an unexpanded placeholder \"${...}\": this container did not substitute it (not every"
                                 + " container does, see the README's section on yours); put the value itself, or register"
                                 + " the filter in code");

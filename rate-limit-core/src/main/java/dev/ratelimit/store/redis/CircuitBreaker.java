@@ -112,10 +112,11 @@ final class CircuitBreaker {
     void onFailure(long sentAt, long now, Throwable cause) {
         StoreHealth previous;
         StoreHealth current;
+        boolean refused = stoppedAnswering(cause); // a walk of its causes: outside the lock
         synchronized (this) {
             previous = health;
             lastNeeded = now;
-            if (stoppedAnswering(cause)) {
+            if (refused) {
                 lastFailedSentAt = Math.max(lastFailedSentAt, sentAt);
             }
             failures = failures == Integer.MAX_VALUE ? failures : failures + 1;

@@ -112,7 +112,7 @@ final class RedisRateLimiter implements RateLimiter {
                 }
                 return whenUnavailable(breaker, client, cost, failedAt);
             }
-            if (CallFailure.sendsAgain(e) && settings.connections().hasClient()) {
+            if (CallFailure.sendsAgain(e) && settings.connections().hasClient() && !settings.connections().isClosed()) {
                 // Failed fast, not by a timeout, on a client that exists: most likely a pooled
                 // connection that died with a Redis restart. Drop the idle ones and try once more on
                 // a fresh connection. (A client that could not be created is not tried again: its

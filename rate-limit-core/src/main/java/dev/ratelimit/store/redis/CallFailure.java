@@ -4,6 +4,8 @@ import redis.clients.jedis.exceptions.JedisClusterOperationException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 
+import java.util.function.Predicate;
+
 /**
  * What the exception of a failed call to Redis says: a connection that failed fast (sent again) or
  * timed out, no pooled connection free, a resharding under way, or the caller's own cancellation.
@@ -68,41 +70,40 @@ final class CallFailure {
     static boolean isCancellation(Throwable e) {
         // A socket closed by an interrupt leaves the thread's interrupt status set; an interrupted wait
         // for a connection has cleared it.
-        return isCancellation(e, Thread.currentThread().isInterrupted(), 0);
-    }
-
-    private static boolean isCancellation(Throwable e, boolean interrupted, int depth) {
-        for (Throwable t = e; t != null && depth < 8; t = t.getCause(), depth++) {
-            if (t instanceof InterruptedException || interrupted && (t instanceof java.nio.channels.ClosedByInterruptException
-                    || t instanceof java.net.SocketException && "Closed by interrupt".equals(t.getMessage()))) {
-                return true;
-            }
-            for (Throwable suppressed : t.getSuppressed()) {
-                if (isCancellation(suppressed, interrupted, depth + 1)) {
-                    return true;
-                }
-            }
-        }
-        return false;
+        boolean interrupted = Thread.currentThread().isInterrupted();
+        return anywhere(e, t -> t instanceof InterruptedException || interrupted
+                && (t instanceof java.nio.channels.ClosedByInterruptException
+                || t instanceof java.net.SocketException && "Closed by interrupt".equals(t.getMessage())), 0);
     }
 
     /** Whether {@code e} is a read (or connect) that timed out. */
     static boolean isTimeout(Throwable e) {
-        return isTimeout(e, 0);
+        return anywhere(e, t -> t instanceof java.net.SocketTimeoutException || isClusterDeadline(t), 0);
     }
 
     /**
-     * Jedis reports a connect timeout as "Failed to connect to ..." with the timeout suppressed, not
-     * as its cause, and a cluster or sentinel client it could not create as one exception with each
-     * node's failure suppressed: look through causes and suppressed exceptions, a few levels deep.
+     * Whether a call that failed fast ({@link #sendsAgain}) failed on a connection that was open: Redis,
+     * or something between, closed it (a restart, {@code CLIENT KILL}, a proxy's reload). Not a
+     * connection refused or a host unreachable: Redis is not there to send it to.
      */
-    private static boolean isTimeout(Throwable e, int depth) {
+    static boolean brokeAnOpenConnection(Throwable e) {
+        return sendsAgain(e) && !anywhere(e, t -> t instanceof java.net.ConnectException
+                || t instanceof java.net.NoRouteToHostException || t instanceof java.net.UnknownHostException, 0);
+    }
+
+    /**
+     * Whether {@code e}, a cause or a suppressed exception, a few levels deep, is {@code what}: Jedis
+     * reports a connect timeout as "Failed to connect to ..." with the timeout suppressed, not as its
+     * cause, and a cluster or sentinel client it could not create as one exception with each node's
+     * failure suppressed.
+     */
+    private static boolean anywhere(Throwable e, Predicate<Throwable> what, int depth) {
         for (Throwable t = e; t != null && depth < 8; t = t.getCause(), depth++) {
-            if (t instanceof java.net.SocketTimeoutException || isClusterDeadline(t)) {
+            if (what.test(t)) {
                 return true;
             }
             for (Throwable suppressed : t.getSuppressed()) {
-                if (isTimeout(suppressed, depth + 1)) {
+                if (anywhere(suppressed, what, depth + 1)) {
                     return true;
                 }
             }

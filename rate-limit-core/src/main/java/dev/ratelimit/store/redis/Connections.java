@@ -14,6 +14,7 @@ import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.SslOptions;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.providers.ClusterConnectionProvider;
+import redis.clients.jedis.providers.PooledConnectionProvider;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
 import java.time.Duration;
@@ -39,8 +40,14 @@ final class Connections implements AutoCloseable {
     /** How often a failing store may read the slot map again: at most once a second. */
     private static final long SLOT_MAP_RENEWAL_MICROS = 1_000_000;
 
-    /** A client and, for a cluster client made here, its slot map. */
-    record Created(UnifiedJedis client, ClusterConnectionProvider clusterSlots) {
+    /**
+     * A client; for a cluster client made here, its slot map; for a single-node client made here, the
+     * factory of its pooled connections.
+     */
+    record Created(UnifiedJedis client, ClusterConnectionProvider clusterSlots, FreshConnectionFactory connections) {
+        Created(UnifiedJedis client, ClusterConnectionProvider clusterSlots) {
+            this(client, clusterSlots, null);
+        }
     }
 
     private final Supplier<Created> factory;
@@ -48,6 +55,8 @@ final class Connections implements AutoCloseable {
     private volatile UnifiedJedis client;
     /** The slot map of a cluster client this store created; null otherwise. */
     private volatile ClusterConnectionProvider clusterSlots;
+    /** The factory of the pooled connections of a single-node client this store created; null otherwise. */
+    private volatile FreshConnectionFactory made;
     private volatile boolean closed;
     /** When the slot map was last read again after a failure (the store's clock, µs); {@link #NEVER} before. */
     private final AtomicLong slotMapRenewedAt = new AtomicLong(NEVER);
@@ -138,6 +147,7 @@ final class Connections implements AutoCloseable {
             closedMeanwhile = closed;
             if (!closedMeanwhile) {
                 clusterSlots = created.clusterSlots();
+                made = created.connections();
                 client = created.client();
             }
         }
@@ -256,9 +266,15 @@ final class Connections implements AutoCloseable {
 
     /**
      * Drops idle pooled connections after a connection failure: after a Redis restart every idle
-     * connection is dead, and without this each would fail one request before the pool noticed.
+     * connection is dead, and without this each would fail one request before the pool noticed. When
+     * {@code failure} broke an open connection, the connections in use are dead too, most likely:
+     * those of a client this store created fail their next borrow (others come back to the pool).
      */
-    void dropIdleConnections() {
+    void dropIdleConnections(Throwable failure) {
+        FreshConnectionFactory m = made;
+        if (m != null && CallFailure.brokeAnOpenConnection(failure)) {
+            m.expireAll();
+        }
         UnifiedJedis c = client;
         if (c instanceof RedisClient single) {
             clear(single.getPool());
@@ -291,6 +307,7 @@ final class Connections implements AutoCloseable {
         }
         client = null;
         clusterSlots = null;
+        made = null;
     }
 
     private static Created create(RedisUrl url, Duration connectTimeout, Duration readTimeout, int poolSize,
@@ -322,11 +339,15 @@ final class Connections implements AutoCloseable {
             nodes.add(new HostAndPort(node.host(), node.port()));
         }
         return switch (url.kind()) {
-            case STANDALONE -> new Created(RedisClient.builder()
-                    .hostAndPort(nodes.iterator().next())
-                    .clientConfig(config.database(url.database()).build())
-                    .poolConfig(pool)
-                    .build(), null);
+            case STANDALONE -> {
+                JedisClientConfig clientConfig = config.database(url.database()).build();
+                FreshConnectionFactory made = new FreshConnectionFactory(nodes.iterator().next(), clientConfig);
+                pool.setTestOnBorrow(true); // free: see FreshConnectionFactory
+                yield new Created(RedisClient.builder()
+                        .clientConfig(clientConfig)
+                        .connectionProvider(new PooledConnectionProvider(made, pool))
+                        .build(), null, made);
+            }
             case CLUSTER -> {
                 JedisClientConfig clientConfig = config.build();
                 // Our own provider, so the store can ask which master owns a slot (one breaker per master).

@@ -16,11 +16,13 @@ import java.util.function.Supplier;
  * One limit on Redis. A decision is, in order: the denial cache (no Redis call while a client is
  * known to be denied), the circuit breaker (no Redis call while it is open; on Cluster, the breaker of
  * the master that holds the client's keys), one script call
- * (retried once on a fresh connection if it failed fast, as a connection broken by a Redis restart
- * does; never after a timeout), and, if that fails or is not made, the failure mode. Nothing but {@link IllegalArgumentException} for a
+ * (sent again on a fresh connection if it failed fast, as a connection broken by a Redis restart
+ * does, at most twice; never after a timeout), and, if that fails or is not made, the failure mode. Nothing but {@link IllegalArgumentException} for a
  * null key or a cost below 1 leaves {@link #tryAcquire}.
  */
 final class RedisRateLimiter implements RateLimiter {
+    /** The most times one decision's call is sent: the call, and two more after connections it found broken. */
+    private static final int SENDS = 3;
     private final ScriptLimit script;
     private final RedisStore.Settings settings;
     private final DenialCache denials;
@@ -118,9 +120,8 @@ final class RedisRateLimiter implements RateLimiter {
                 // a fresh connection. (A client that could not be created is not tried again: its
                 // failure may hide a timeout, as Jedis' "All sentinels down" does.)
                 try {
-                    settings.connections().dropIdleConnections();
                     calledAt = clock.nowMicros();
-                    reply = call(keys, cost, sentAt);
+                    reply = sendAgain(keys, cost, sentAt, e);
                 } catch (RuntimeException | LinkageError again) {
                     failedAt = clock.nowMicros();
                     failed(breaker, keys.get(0), again, failedAt - sentAt, failedAt);
@@ -153,6 +154,27 @@ final class RedisRateLimiter implements RateLimiter {
             }
         }
         return decision;
+    }
+
+    /**
+     * Sends a call that failed fast once more, after dropping the idle pooled connections. A connection
+     * another call was using when Redis closed them all can come back to the pool after that, and be the
+     * one this send takes: a send that breaks on an open connection so is made once more (at most
+     * {@link #SENDS} in all). A connection refused is not: Redis is not there.
+     */
+    private long[] sendAgain(List<String> keys, long cost, long sentAt, Throwable failed) {
+        Throwable last = failed;
+        for (int send = 2; ; send++) {
+            settings.connections().dropIdleConnections(last);
+            try {
+                return call(keys, cost, sentAt);
+            } catch (RuntimeException again) {
+                if (send == SENDS || !CallFailure.brokeAnOpenConnection(again) || settings.connections().isClosed()) {
+                    throw again;
+                }
+                last = again;
+            }
+        }
     }
 
     private long[] call(List<String> keys, long cost, long sentAt) {
@@ -197,7 +219,7 @@ final class RedisRateLimiter implements RateLimiter {
             }
             boolean connectionFailure = CallFailure.isConnectionFailure(e);
             if (connectionFailure) {
-                settings.connections().dropIdleConnections();
+                settings.connections().dropIdleConnections(e);
             }
             if (CallFailure.isResharding(e)) {
                 // TRYAGAIN: the master answered, a resharding is moving the keys' slot; not a failing Redis.

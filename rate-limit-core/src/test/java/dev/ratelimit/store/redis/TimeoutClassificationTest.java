@@ -63,4 +63,22 @@ class TimeoutClassificationTest {
     void aDataErrorIsNotSentAgain() {
         assertThat(CallFailure.sendsAgain(new redis.clients.jedis.exceptions.JedisDataException("ERR unknown command"))).isFalse();
     }
+
+    @Test
+    void aConnectionClosedUnderTheCallBrokeAnOpenConnection() {
+        assertThat(CallFailure.brokeAnOpenConnection(new JedisConnectionException("Unexpected end of stream."))).isTrue();
+        assertThat(CallFailure.brokeAnOpenConnection(
+                new JedisConnectionException(new java.net.SocketException("Broken pipe")))).isTrue();
+    }
+
+    @Test
+    void aConnectionRefusedOrTimedOutBrokeNoOpenConnection() {
+        assertThat(CallFailure.brokeAnOpenConnection(
+                new JedisConnectionException("Failed to connect to 127.0.0.1:1", new ConnectException("Connection refused")))).isFalse();
+        JedisConnectionException suppressed = new JedisConnectionException("Failed to connect to any host resolved for DNS name.");
+        suppressed.addSuppressed(new JedisConnectionException(new ConnectException("Connection refused")));
+        assertThat(CallFailure.brokeAnOpenConnection(suppressed)).as("refused, suppressed").isFalse();
+        assertThat(CallFailure.brokeAnOpenConnection(
+                new JedisConnectionException(new SocketTimeoutException("Read timed out")))).isFalse();
+    }
 }

@@ -1,0 +1,54 @@
+package dev.ratelimit.store.redis;
+
+import org.apache.commons.pool2.PooledObject;
+import org.apache.commons.pool2.impl.DefaultPooledObject;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionFactory;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisClientConfig;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Jedis' connection factory, for a pool that tests connections on borrow, and whose test is free: a
+ * connection made before Redis last closed a connection under a call ({@link #expireAll()}) fails it
+ * and is closed, unless it is being borrowed for the first time. When Redis closes every connection
+ * at once (a restart, {@code CLIENT KILL}, a proxy's reload), dropping the idle ones is not enough: a
+ * connection another call was using comes back to the pool afterwards, as dead, and would fail the
+ * next call that takes it. No connection is tested by a call to Redis.
+ */
+final class FreshConnectionFactory extends ConnectionFactory {
+    private final AtomicLong generation = new AtomicLong();
+
+    FreshConnectionFactory(HostAndPort node, JedisClientConfig config) {
+        super(node, config);
+    }
+
+    /** Connections made until now fail the test on their next borrow. */
+    void expireAll() {
+        generation.incrementAndGet();
+    }
+
+    @Override
+    public PooledObject<Connection> makeObject() throws Exception {
+        long madeIn = generation.get();
+        return new Made(super.makeObject().getObject(), madeIn);
+    }
+
+    @Override
+    public boolean validateObject(PooledObject<Connection> p) {
+        // A connection borrowed for the first time was made in this borrow: it is fresh, whatever
+        // expired while it connected (a failed test here would fail the borrow).
+        return p.getBorrowedCount() <= 1 || p instanceof Made made && made.generation == generation.get();
+    }
+
+    /** A pooled connection and the generation it was made in. */
+    private static final class Made extends DefaultPooledObject<Connection> {
+        final long generation;
+
+        Made(Connection connection, long generation) {
+            super(connection);
+            this.generation = generation;
+        }
+    }
+}

@@ -52,6 +52,18 @@ final class CallFailure {
         return false;
     }
 
+    /**
+     * Redis' READONLY: the call reached a replica, not a primary: after a failover behind one endpoint
+     * (a DNS name, a proxy), connections made before it still lead to the old primary, now a replica.
+     * The call did not run (a script is refused before it writes), so it may be sent again.
+     */
+    static boolean reachedAReplica(Throwable e) {
+        // Redis 7 refuses a function, or a script's write, with READONLY; Redis 6.2 fails the script with
+        // an ERR that quotes it.
+        return anywhere(e, t -> t instanceof JedisDataException && t.getMessage() != null
+                && (t.getMessage().startsWith("READONLY") || t.getMessage().contains("-READONLY ")), 0);
+    }
+
     /** Redis' TRYAGAIN: a multi-key call on keys that are not all on one node while their slot moves. */
     static boolean isResharding(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {

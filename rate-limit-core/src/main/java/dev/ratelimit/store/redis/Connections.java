@@ -267,12 +267,13 @@ final class Connections implements AutoCloseable {
     /**
      * Drops idle pooled connections after a connection failure: after a Redis restart every idle
      * connection is dead, and without this each would fail one request before the pool noticed. When
-     * {@code failure} broke an open connection, the connections in use are dead too, most likely:
+     * {@code failure} broke an open connection, the connections in use are dead too, most likely; when
+     * it is a replica's READONLY, they lead to a demoted primary (a failover behind one endpoint):
      * those of a client this store created fail their next borrow (others come back to the pool).
      */
     void dropIdleConnections(Throwable failure) {
         FreshConnectionFactory m = made;
-        if (m != null && CallFailure.brokeAnOpenConnection(failure)) {
+        if (m != null && (CallFailure.brokeAnOpenConnection(failure) || CallFailure.reachedAReplica(failure))) {
             m.expireAll();
         }
         UnifiedJedis c = client;

@@ -114,9 +114,11 @@ final class RedisRateLimiter implements RateLimiter {
                 }
                 return whenUnavailable(breaker, client, cost, failedAt);
             }
-            if (CallFailure.sendsAgain(e) && settings.connections().hasClient() && !settings.connections().isClosed()) {
+            if ((CallFailure.sendsAgain(e) || CallFailure.reachedAReplica(e))
+                    && settings.connections().hasClient() && !settings.connections().isClosed()) {
                 // Failed fast, not by a timeout, on a client that exists: most likely a pooled
-                // connection that died with a Redis restart. Drop the idle ones and try once more on
+                // connection that died with a Redis restart, or one that still leads to a primary
+                // demoted by a failover behind one endpoint. Drop the idle ones and try again on
                 // a fresh connection. (A client that could not be created is not tried again: its
                 // failure may hide a timeout, as Jedis' "All sentinels down" does.)
                 try {
@@ -218,7 +220,7 @@ final class RedisRateLimiter implements RateLimiter {
                 return;
             }
             boolean connectionFailure = CallFailure.isConnectionFailure(e);
-            if (connectionFailure) {
+            if (connectionFailure || CallFailure.reachedAReplica(e)) {
                 settings.connections().dropIdleConnections(e);
             }
             if (CallFailure.isResharding(e)) {

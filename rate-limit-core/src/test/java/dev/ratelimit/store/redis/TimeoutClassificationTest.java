@@ -81,4 +81,15 @@ class TimeoutClassificationTest {
         assertThat(CallFailure.brokeAnOpenConnection(
                 new JedisConnectionException(new SocketTimeoutException("Read timed out")))).isFalse();
     }
+
+    @Test
+    void aReplicasReadOnlyAnswerIsTold() {
+        assertThat(CallFailure.reachedAReplica(new redis.clients.jedis.exceptions.JedisDataException(
+                "READONLY You can't write against a read only replica."))).as("Redis 7").isTrue();
+        assertThat(CallFailure.reachedAReplica(new redis.clients.jedis.exceptions.JedisDataException(
+                "ERR Error running script (call to f_5dc3): @user_script:153: @user_script: 153: "
+                        + "-READONLY You can't write against a read only replica."))).as("Redis 6.2").isTrue();
+        assertThat(CallFailure.reachedAReplica(new redis.clients.jedis.exceptions.JedisDataException(
+                "NOREPLICAS Not enough good replicas to write."))).isFalse();
+    }
 }

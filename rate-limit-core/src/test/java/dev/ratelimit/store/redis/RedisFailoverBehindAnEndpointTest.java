@@ -1,0 +1,129 @@
+package dev.ratelimit.store.redis;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.FailureMode;
+import dev.ratelimit.Limit;
+import dev.ratelimit.ManualClock;
+import dev.ratelimit.Policy;
+import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Source;
+import dev.ratelimit.StoreHealth;
+import dev.ratelimit.testing.RedisServer;
+import dev.ratelimit.testing.TcpProxy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A managed Redis fails over behind one endpoint (a DNS name, HAProxy): the replica is promoted, the
+ * endpoint sends new connections to it, and the old primary, still up, becomes a replica. The
+ * store's pooled connections still lead to the old primary, which answers every decision with
+ * {@code READONLY}: the store leaves them for fresh connections, rather than stay on the old primary,
+ * in its failure mode, for as long as they live.
+ */
+class RedisFailoverBehindAnEndpointTest {
+    private static final Limit LIMIT = Limit.of("failover", Policy.fixedWindow(100, Duration.ofMinutes(1)));
+
+    private final List<Throwable> errors = new CopyOnWriteArrayList<>();
+    private final List<String> health = new CopyOnWriteArrayList<>();
+    private final RateLimitListener listener = new RateLimitListener() {
+        @Override
+        public void onStoreError(Throwable error) {
+            errors.add(error);
+        }
+
+        @Override
+        public void onHealthChange(StoreHealth previous, StoreHealth current) {
+            health.add(previous + "->" + current);
+        }
+    };
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-12-03T00:00:00Z"));
+    private RedisServer primary;
+    private RedisServer replica;
+    private TcpProxy endpoint;
+
+    @BeforeEach
+    void start() {
+        // No diskless sync delay (5 s by default): the replica is in sync within milliseconds.
+        primary = RedisServer.start(List.of("--repl-diskless-sync-delay", "0"));
+        replica = RedisServer.start(List.of("--repl-diskless-sync-delay", "0",
+                "--replicaof", "127.0.0.1", Integer.toString(primary.port())));
+        endpoint = new TcpProxy(primary.port());
+    }
+
+    @AfterEach
+    void stop() {
+        endpoint.close();
+        replica.close();
+        primary.close();
+    }
+
+    private RedisStore store() {
+        return RedisStore.builder().url(endpoint.url()).failureMode(FailureMode.FAIL_CLOSED).clock(clock)
+                .denialCache(false).listener(listener).build();
+    }
+
+    /** Promotes the replica; the endpoint follows it; the old primary becomes its replica. */
+    private void failOver() {
+        replica.call("REPLICAOF", "NO", "ONE");
+        endpoint.switchTo(replica.port());
+        demotePrimary();
+    }
+
+    private void demotePrimary() {
+        primary.call("REPLICAOF", "127.0.0.1", Integer.toString(replica.port()));
+    }
+
+    private static void charge(RateLimiter limiter, int times) {
+        for (int i = 0; i < times; i++) {
+            assertThat(limiter.tryAcquire("client").source()).isEqualTo(Source.STORE);
+        }
+    }
+
+    @Test
+    void theFirstDecisionAfterAFailoverIsDecidedOnTheNewPrimary() {
+        try (RedisStore store = store()) {
+            RateLimiter limiter = store.limiter(LIMIT);
+            charge(limiter, 3);
+            assertThat(primary.awaitReplicas(1, Duration.ofSeconds(10))).as("the replica has the 3").isEqualTo(1);
+
+            failOver();
+            Decision d = limiter.tryAcquire("client");
+
+            assertThat(d.source()).as("sent again on a connection made after READONLY").isEqualTo(Source.STORE);
+            assertThat(d.remaining()).as("the new primary had the replicated count").isEqualTo(96);
+            assertThat(errors).as("a call sent again is one call, failed only if the last send fails").isEmpty();
+            assertThat(health).isEmpty();
+        }
+    }
+
+    @Test
+    void anEndpointLeadingToADemotedPrimaryForAWhileOpensTheBreakerAndTheProbeFindsTheNewPrimary() {
+        try (RedisStore store = store()) {
+            RateLimiter limiter = store.limiter(LIMIT);
+            charge(limiter, 3);
+
+            replica.call("REPLICAOF", "NO", "ONE");
+            demotePrimary(); // the endpoint still leads to the old primary, now read-only
+            for (int i = 0; i < RedisStore.Builder.DEFAULT_BREAKER_FAILURES; i++) {
+                assertThat(limiter.tryAcquire("client").source()).isEqualTo(Source.FAIL_CLOSED);
+            }
+            assertThat(store.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
+            assertThat(errors).allSatisfy(e -> assertThat(e).hasMessageContaining("READONLY")); // Redis 6.2 quotes it in an ERR
+
+            endpoint.switchTo(replica.port());
+            clock.advance(RedisStore.Builder.DEFAULT_BREAKER_OPEN_FOR.plusMillis(1));
+
+            assertThat(limiter.tryAcquire("client").source()).as("the probe, on a fresh connection").isEqualTo(Source.STORE);
+            assertThat(store.health()).isEqualTo(StoreHealth.UP);
+        }
+    }
+}

@@ -4,6 +4,9 @@ import dev.ratelimit.FailureMode;
 import dev.ratelimit.StoreHealth;
 import org.slf4j.Logger;
 
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
 /**
  * The store's log lines about Redis' health: one warning when an outage starts, one when the circuit
  * breaker opens, one info line when Redis answers again; never one per request, even when health
@@ -17,6 +20,10 @@ import org.slf4j.Logger;
  * decision for a whole open period), with the cause if the outage's start was left out, and then
  * the end of that outage too; such an outage is not counted as left out.
  *
+ * <p>While an outage that was logged goes on, a failure of another kind than the one last said (a
+ * timeout, then a replica's READONLY; a refused connection, then WRONGPASS) is said too: the first
+ * at once, later ones at most once a minute. An outage's first cause may not be why it lasts.
+ *
  * <p>An outage started by a failed connection check ({@link CheckFailed}) is not logged here: the
  * check's caller is told why, and says it (the filter and the example app log it once, after their
  * start-up banner). It does not silence the next outage's start; the breaker opening during it says
@@ -27,6 +34,10 @@ final class OutageLog {
     static final long QUIET_MICROS = 60_000_000L;
     /** The longest line {@link #describe} makes. */
     static final int MAX_LINE = 300;
+    /** A Redis error code quoted in a script's error (Redis 6.2: "... @user_script: 153: -READONLY You ..."). */
+    private static final Pattern QUOTED_CODE = Pattern.compile(": -([A-Z][A-Z_]{2,}) ");
+    /** A Redis error code leading a message ("READONLY You can't write ..."). */
+    private static final Pattern LEADING_CODE = Pattern.compile("([A-Z][A-Z_]{2,})(?: |$)");
 
     /** Where the lines go: the store's logger in production, a list in tests. */
     interface Lines {
@@ -69,6 +80,11 @@ final class OutageLog {
     private boolean startLeftToCaller;
     private int unlogged;
     private boolean usedAfterCloseLogged;
+    /** The kind of failure ({@link #kindOf}) last said in the outage logged and under way; null when none is. */
+    private String lastKind;
+    /** When a change of kind was last said in this outage; meaningful only if {@link #changeSaid}. */
+    private long lastChangeAt;
+    private boolean changeSaid;
 
     OutageLog(Lines lines, String description, FailureMode mode) {
         this.lines = lines;
@@ -94,6 +110,7 @@ final class OutageLog {
             // Its start is the check's caller's to log, and uses up no quiet minute; its end is logged here.
             outageLogged = true;
             startLeftToCaller = true;
+            saidKind(cause);
         } else if (previous == StoreHealth.UP) {
             // Quiet only while the clock stands within a minute after the last start logged: one stepped
             // back (NTP, a restored VM) would otherwise silence every outage until it caught up.
@@ -108,12 +125,14 @@ final class OutageLog {
             lines.warn("Redis store " + description + " is failing; deciding by failure mode " + mode + " until it recovers: "
                     + describe(cause) + (unlogged == 0 ? "" : " (" + unlogged + " brief outages since the last one logged)"));
             unlogged = 0;
+            saidKind(cause);
         } else if (current == StoreHealth.CIRCUIT_OPEN) {
             // An outage whose start was left out is logged after all: not counted as left out, and its cause said here.
             // So is the cause of one whose start a failed connection check left to its caller.
             String why = outageLogged && !startLeftToCaller ? "" : ": " + describe(cause);
             if (!outageLogged) {
                 unlogged--;
+                saidKind(cause);
             }
             outageLogged = true;
             startLeftToCaller = false;
@@ -121,8 +140,48 @@ final class OutageLog {
         } else if (current == StoreHealth.UP && outageLogged) {
             outageLogged = false;
             startLeftToCaller = false;
+            lastKind = null;
             lines.info("Redis store " + description + " has recovered; decisions are shared again");
         }
+    }
+
+    /**
+     * A call failed at {@code now} (the store's clock) with {@code cause}: said if an outage logged is
+     * under way and the failure is of another kind than the last said in it (the first such change at
+     * once, later ones at most once a minute, and never while the clock reads earlier than the last).
+     */
+    synchronized void failed(Throwable cause, long now) {
+        if (!outageLogged || cause == null) {
+            return;
+        }
+        String kind = kindOf(cause);
+        if (kind.equals(lastKind)
+                || changeSaid && (now < lastChangeAt || now - lastChangeAt < QUIET_MICROS)) {
+            return;
+        }
+        lastKind = kind;
+        lastChangeAt = now;
+        changeSaid = true;
+        lines.warn("Redis store " + description + " is still failing, now: " + describe(cause));
+    }
+
+    private void saidKind(Throwable cause) {
+        lastKind = cause == null ? null : kindOf(cause);
+        changeSaid = false;
+    }
+
+    /**
+     * What kind of failure {@code cause} is: its root cause's class, and the Redis error code it
+     * carries, if any ({@code READONLY}, {@code OOM}, {@code WRONGPASS}; from Redis 6.2 a script's
+     * {@code ERR} quotes the code of the call that failed in it: that one).
+     */
+    static String kindOf(Throwable cause) {
+        Throwable root = rootOf(cause);
+        String message = root.getMessage() == null ? "" : root.getMessage();
+        Matcher quoted = QUOTED_CODE.matcher(message);
+        Matcher leading = LEADING_CODE.matcher(message);
+        String code = quoted.find() ? quoted.group(1) : leading.lookingAt() ? leading.group(1) : "";
+        return root.getClass().getSimpleName() + (code.isEmpty() ? "" : " " + code);
     }
 
     /**

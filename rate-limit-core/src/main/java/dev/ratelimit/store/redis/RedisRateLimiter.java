@@ -229,6 +229,7 @@ final class RedisRateLimiter implements RateLimiter {
                 settings.breakers().onSuccess(breaker, now - micros);
             } else {
                 blame(breaker, keys0, connectionFailure, e, micros, now);
+                settings.outages().failed(e, now); // after blame: an outage this failure started says its cause
             }
             if (connectionFailure) {
                 settings.connections().renewSlotMapAfterFailure(now);

@@ -192,4 +192,62 @@ class OutageLogTest {
 
         assertThat(lines).containsExactly(OPEN + ": IllegalStateException: down", RECOVERED);
     }
+
+    private static final RuntimeException TIMEOUT = new redis.clients.jedis.exceptions.JedisConnectionException(
+            new java.net.SocketTimeoutException("Read timed out"));
+    private static final RuntimeException READONLY = new redis.clients.jedis.exceptions.JedisDataException(
+            "READONLY You can't write against a read only replica.");
+    private static final String STILL_READONLY = "WARN Redis store redis://h:1 is still failing, now: "
+            + "JedisDataException: READONLY You can't write against a read only replica.";
+
+    @Test
+    void saysOnceWhenAnOutageGoesOnWithAnotherKindOfFailure() {
+        // From a trial: a failover started with a timeout (writes paused), then the demoted primary
+        // answered READONLY for minutes, and the log said only "Read timed out".
+        log.changed(UP, DEGRADED, TIMEOUT, 0);
+        log.failed(TIMEOUT, 0);
+        log.changed(DEGRADED, CIRCUIT_OPEN, READONLY, 5_000);
+        log.failed(READONLY, 5_000);
+        log.failed(READONLY, 1_005_000);
+        log.failed(READONLY, 2_005_000);
+
+        assertThat(lines).hasSize(3).endsWith(STILL_READONLY);
+        assertThat(lines.get(0)).contains("is failing").contains("Read timed out");
+        assertThat(lines.get(1)).startsWith(OPEN);
+    }
+
+    @Test
+    void aKindThatKeepsChangingIsSaidAtMostOnceAMinute() {
+        log.changed(UP, DEGRADED, TIMEOUT, 0);
+        log.failed(READONLY, 1_000_000);
+        log.failed(TIMEOUT, 2_000_000);
+        log.failed(READONLY, 3_000_000);
+        log.failed(TIMEOUT, 1_000_000 + OutageLog.QUIET_MICROS);
+
+        assertThat(lines).hasSize(3);
+        assertThat(lines.get(1)).isEqualTo(STILL_READONLY);
+        assertThat(lines.get(2)).contains("is still failing, now: ").contains("Read timed out");
+    }
+
+    @Test
+    void saysNothingOfFailuresOutsideAnOutageLoggedOrAfterItsEnd() {
+        log.failed(READONLY, 0); // health UP: the call's own failure, no outage
+        log.changed(UP, DEGRADED, TIMEOUT, 1_000);
+        log.changed(DEGRADED, UP, null, 2_000);
+        log.changed(UP, DEGRADED, TIMEOUT, 3_000); // within the quiet minute: left out
+        log.failed(READONLY, 4_000);
+
+        assertThat(lines).hasSize(2);
+    }
+
+    @Test
+    void aScriptErrorQuotingReadOnlyIsTheSameKindAsReadOnly() {
+        assertThat(OutageLog.kindOf(new redis.clients.jedis.exceptions.JedisDataException(
+                "ERR Error running script (call to f_5dc3): @user_script:153: @user_script: 153: "
+                        + "-READONLY You can't write against a read only replica.")))
+                .isEqualTo(OutageLog.kindOf(READONLY)).isEqualTo("JedisDataException READONLY");
+        assertThat(OutageLog.kindOf(TIMEOUT)).isEqualTo("SocketTimeoutException");
+        assertThat(OutageLog.kindOf(new redis.clients.jedis.exceptions.JedisDataException("OOM command not allowed")))
+                .isEqualTo("JedisDataException OOM");
+    }
 }

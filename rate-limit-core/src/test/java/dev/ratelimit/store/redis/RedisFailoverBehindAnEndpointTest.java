@@ -15,6 +15,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -125,5 +128,36 @@ class RedisFailoverBehindAnEndpointTest {
             assertThat(limiter.tryAcquire("client").source()).as("the probe, on a fresh connection").isEqualTo(Source.STORE);
             assertThat(store.health()).isEqualTo(StoreHealth.UP);
         }
+    }
+
+    @Test
+    void anOutageThatGoesOnWithAnotherKindOfFailureSaysSoInTheLog() {
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        PrintStream stderr = System.err;
+        System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
+        try (RedisStore store = store()) {
+            RateLimiter limiter = store.limiter(LIMIT);
+            charge(limiter, 1);
+            int down = RedisServer.freePort();
+            endpoint.switchTo(down); // the endpoint leads nowhere: it closes each connection it accepts
+            primary.call("CLIENT", "KILL", "TYPE", "normal");
+            for (int i = 0; i < RedisStore.Builder.DEFAULT_BREAKER_FAILURES; i++) {
+                limiter.tryAcquire("client");
+            }
+            assertThat(store.health()).isEqualTo(StoreHealth.CIRCUIT_OPEN);
+
+            replica.call("REPLICAOF", "NO", "ONE");
+            demotePrimary();
+            endpoint.switchTo(primary.port()); // now it leads to a read-only replica
+            clock.advance(RedisStore.Builder.DEFAULT_BREAKER_OPEN_FOR.plusMillis(1));
+            assertThat(limiter.tryAcquire("client").source()).isEqualTo(Source.FAIL_CLOSED);
+        } finally {
+            System.setErr(stderr);
+        }
+        List<String> lines = log.toString(StandardCharsets.UTF_8).lines().filter(l -> l.contains("Redis store")).toList();
+        assertThat(lines).satisfiesExactly(
+                failing -> assertThat(failing).contains("is failing").contains("Unexpected end of stream"),
+                open -> assertThat(open).contains("has its circuit breaker open"),
+                still -> assertThat(still).contains("is still failing, now: ").contains("READONLY"));
     }
 }

@@ -37,8 +37,8 @@ import java.util.function.Supplier;
 final class Connections implements AutoCloseable {
     private static final int CLUSTER_ATTEMPTS = 3;
     private static final long NEVER = Long.MIN_VALUE;
-    /** How often a failing store may read the slot map again: at most once a second. */
-    private static final long SLOT_MAP_RENEWAL_MICROS = 1_000_000;
+    /** How often a failing store may read the slot map again, or drop its connections after a replica's answer. */
+    private static final long ONCE_A_SECOND_MICROS = 1_000_000;
 
     /**
      * A client; for a cluster client made here, its slot map; for a single-node client made here, the
@@ -60,6 +60,8 @@ final class Connections implements AutoCloseable {
     private volatile boolean closed;
     /** When the slot map was last read again after a failure (the store's clock, µs); {@link #NEVER} before. */
     private final AtomicLong slotMapRenewedAt = new AtomicLong(NEVER);
+    /** When connections were last dropped after a replica's READONLY (the store's clock, µs); {@link #NEVER} before. */
+    private final AtomicLong replicaAnsweredAt = new AtomicLong(NEVER);
     /** The creation under way, if any; guarded by this. */
     private CompletableFuture<UnifiedJedis> creating;
 
@@ -238,10 +240,7 @@ final class Connections implements AutoCloseable {
      */
     void renewSlotMapAfterFailure(long nowMicros) {
         ClusterConnectionProvider slots = clusterSlots;
-        long last = slotMapRenewedAt.get();
-        long elapsed = nowMicros - last;
-        if (slots == null || last != NEVER && elapsed >= 0 && elapsed < SLOT_MAP_RENEWAL_MICROS
-                || !slotMapRenewedAt.compareAndSet(last, nowMicros)) {
+        if (slots == null || !firstInASecond(slotMapRenewedAt, nowMicros)) {
             return;
         }
         try {
@@ -259,6 +258,16 @@ final class Connections implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether {@code nowMicros} is a second or more after the time {@code at} holds (or before it: a
+     * clock stepped back), and this caller took it: then {@code at} holds {@code nowMicros}.
+     */
+    private static boolean firstInASecond(AtomicLong at, long nowMicros) {
+        long last = at.get();
+        long elapsed = nowMicros - last;
+        return (last == NEVER || elapsed < 0 || elapsed >= ONCE_A_SECOND_MICROS) && at.compareAndSet(last, nowMicros);
+    }
+
     /** Whether the client exists (made or passed in), so that a failure came from one of its connections. */
     boolean hasClient() {
         return client != null;
@@ -270,25 +279,35 @@ final class Connections implements AutoCloseable {
      * {@code failure} broke an open connection, the connections in use are dead too, most likely; when
      * it is a replica's READONLY, they lead to a demoted primary (a failover behind one endpoint):
      * those of a client this store created fail their next borrow (others come back to the pool).
+     * After a READONLY, at most once a second: an endpoint that spreads connections over a primary and
+     * its replica (a misconfigured load balancer) must not have every decision reconnect. Never throws.
      */
-    void dropIdleConnections(Throwable failure) {
+    void dropIdleConnections(Throwable failure, long nowMicros) {
+        boolean replica = CallFailure.reachedAReplica(failure);
+        if (replica && !firstInASecond(replicaAnsweredAt, nowMicros)) {
+            return;
+        }
         FreshConnectionFactory m = made;
-        if (m != null && (CallFailure.brokeAnOpenConnection(failure) || CallFailure.reachedAReplica(failure))) {
+        if (m != null && (replica || CallFailure.brokeAnOpenConnection(failure))) {
             m.expireAll();
         }
         UnifiedJedis c = client;
-        if (c instanceof RedisClient single) {
-            clear(single.getPool());
-        } else if (c instanceof RedisClusterClient cluster) {
-            for (ConnectionPool pool : cluster.getClusterNodes().values()) {
-                clear(pool);
-            }
-        } else if (c instanceof RedisSentinelClient sentinel) {
-            for (Object pool : sentinel.getPrimaryNodesConnectionMap().values()) {
-                if (pool instanceof GenericObjectPool<?> p) {
-                    clear(p);
+        try {
+            if (c instanceof RedisClient single) {
+                clear(single.getPool());
+            } else if (c instanceof RedisClusterClient cluster) {
+                for (ConnectionPool pool : cluster.getClusterNodes().values()) {
+                    clear(pool);
+                }
+            } else if (c instanceof RedisSentinelClient sentinel) {
+                for (Object pool : sentinel.getPrimaryNodesConnectionMap().values()) {
+                    if (pool instanceof GenericObjectPool<?> p) {
+                        clear(p);
+                    }
                 }
             }
+        } catch (RuntimeException notJedisOwnPool) {
+            // A RedisClient passed in on a connection provider of its own: getPool() fails its cast. Nothing to drop.
         }
     }
 

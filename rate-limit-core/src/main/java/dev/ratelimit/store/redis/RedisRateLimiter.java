@@ -167,7 +167,7 @@ final class RedisRateLimiter implements RateLimiter {
     private long[] sendAgain(List<String> keys, long cost, long sentAt, Throwable failed) {
         Throwable last = failed;
         for (int send = 2; ; send++) {
-            settings.connections().dropIdleConnections(last);
+            settings.connections().dropIdleConnections(last, settings.clock().nowMicros());
             try {
                 return call(keys, cost, sentAt);
             } catch (RuntimeException again) {
@@ -221,7 +221,7 @@ final class RedisRateLimiter implements RateLimiter {
             }
             boolean connectionFailure = CallFailure.isConnectionFailure(e);
             if (connectionFailure || CallFailure.reachedAReplica(e)) {
-                settings.connections().dropIdleConnections(e);
+                settings.connections().dropIdleConnections(e, now);
             }
             if (CallFailure.isResharding(e)) {
                 // TRYAGAIN: the master answered, a resharding is moving the keys' slot; not a failing Redis.

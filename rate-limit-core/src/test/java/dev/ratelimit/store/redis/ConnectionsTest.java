@@ -115,4 +115,29 @@ class ConnectionsTest {
                 && callers.get(1).getState() == Thread.State.WAITING);
         return second;
     }
+
+    @Test
+    void droppingConnectionsOfARedisClientOnAProviderOfItsOwnDoesNothingAndThrowsNothing() {
+        // RedisClient.getPool() casts its provider to Jedis' pooled one: a provider of the user's own fails it.
+        redis.clients.jedis.providers.ConnectionProvider own = new redis.clients.jedis.providers.ConnectionProvider() {
+            @Override
+            public redis.clients.jedis.Connection getConnection() {
+                throw new JedisConnectionException("no connection here");
+            }
+
+            @Override
+            public redis.clients.jedis.Connection getConnection(redis.clients.jedis.CommandArguments args) {
+                throw new JedisConnectionException("no connection here");
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        try (redis.clients.jedis.RedisClient client = redis.clients.jedis.RedisClient.builder().connectionProvider(own).build()) {
+            Connections connections = Connections.wrap(client);
+
+            connections.dropIdleConnections(new JedisConnectionException("Unexpected end of stream."), 0);
+        }
+    }
 }

@@ -131,6 +131,36 @@ class RedisFailoverBehindAnEndpointTest {
     }
 
     @Test
+    void aReplicaBehindTheEndpointForLongIsNotReconnectedToOnEveryDecision() {
+        // As behind a load balancer that spreads connections over a primary and its replica: every
+        // READONLY must not close the connections and open new ones.
+        try (RedisStore store = RedisStore.builder().url(endpoint.url()).failureMode(FailureMode.FAIL_CLOSED).clock(clock)
+                .denialCache(false).circuitBreaker(1_000, Duration.ofSeconds(1)).build()) {
+            RateLimiter limiter = store.limiter(LIMIT);
+            charge(limiter, 1);
+            replica.call("REPLICAOF", "NO", "ONE");
+            demotePrimary();
+            long before = connectionsTo(primary);
+
+            for (int i = 0; i < 20; i++) {
+                assertThat(limiter.tryAcquire("client").source()).isEqualTo(Source.FAIL_CLOSED);
+            }
+            assertThat(connectionsTo(primary) - before - 1).as("within a second: one drop of the connections").isLessThanOrEqualTo(1);
+
+            clock.advance(Duration.ofSeconds(1));
+            for (int i = 0; i < 20; i++) {
+                assertThat(limiter.tryAcquire("client").source()).isEqualTo(Source.FAIL_CLOSED);
+            }
+            assertThat(connectionsTo(primary) - before - 2).as("a second later: one more").isLessThanOrEqualTo(2);
+        }
+    }
+
+    /** Connections {@code redis} has accepted, those of earlier calls of this method but not this one's included. */
+    private static long connectionsTo(RedisServer redis) {
+        return Long.parseLong(dev.ratelimit.testing.Resp.info(redis.port(), "stats", "total_connections_received")) - 1;
+    }
+
+    @Test
     void anOutageThatGoesOnWithAnotherKindOfFailureSaysSoInTheLog() {
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         PrintStream stderr = System.err;

@@ -26,6 +26,7 @@ public final class TcpProxy implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
+    private final java.util.concurrent.atomic.AtomicInteger accepted = new java.util.concurrent.atomic.AtomicInteger();
     private volatile int target;
 
     public TcpProxy(int target) {
@@ -47,6 +48,11 @@ public final class TcpProxy implements AutoCloseable {
         return "redis://127.0.0.1:" + port();
     }
 
+    /** Connections accepted so far. */
+    public int accepted() {
+        return accepted.get();
+    }
+
     /** New connections go to {@code port} from now on; connections already relayed stay where they are. */
     public void switchTo(int port) {
         target = port;
@@ -56,6 +62,7 @@ public final class TcpProxy implements AutoCloseable {
         while (!server.isClosed()) {
             try {
                 Socket s = server.accept();
+                accepted.incrementAndGet();
                 sockets.add(s);
                 threads.submit(() -> relay(s));
             } catch (IOException e) {

@@ -96,11 +96,14 @@ final class CallFailure {
     /**
      * Whether a call that failed fast ({@link #sendsAgain}) failed on a connection that was open: Redis,
      * or something between, closed it (a restart, {@code CLIENT KILL}, a proxy's reload). Not a
-     * connection refused or a host unreachable: Redis is not there to send it to.
+     * connection refused or a host unreachable, nor one closed while it was being set up (an endpoint
+     * that accepts and closes: no Redis behind it): Redis is not there to send it to. Not the
+     * caller's own cancellation.
      */
     static boolean brokeAnOpenConnection(Throwable e) {
-        return sendsAgain(e) && !anywhere(e, t -> t instanceof java.net.ConnectException
-                || t instanceof java.net.NoRouteToHostException || t instanceof java.net.UnknownHostException, 0);
+        return sendsAgain(e) && !isCancellation(e) && !anywhere(e, t -> t instanceof FreshConnectionFactory.NotConnected
+                || t instanceof java.net.ConnectException || t instanceof java.net.NoRouteToHostException
+                || t instanceof java.net.UnknownHostException, 0);
     }
 
     /**

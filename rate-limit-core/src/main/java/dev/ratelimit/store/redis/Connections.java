@@ -60,8 +60,8 @@ final class Connections implements AutoCloseable {
     private volatile boolean closed;
     /** When the slot map was last read again after a failure (the store's clock, µs); {@link #NEVER} before. */
     private final AtomicLong slotMapRenewedAt = new AtomicLong(NEVER);
-    /** When connections were last dropped after a replica's READONLY (the store's clock, µs); {@link #NEVER} before. */
-    private final AtomicLong replicaAnsweredAt = new AtomicLong(NEVER);
+    /** When connections made before were last expired (the store's clock, µs); {@link #NEVER} before. */
+    private final AtomicLong expiredAt = new AtomicLong(NEVER);
     /** The creation under way, if any; guarded by this. */
     private CompletableFuture<UnifiedJedis> creating;
 
@@ -276,19 +276,22 @@ final class Connections implements AutoCloseable {
     /**
      * Drops idle pooled connections after a connection failure: after a Redis restart every idle
      * connection is dead, and without this each would fail one request before the pool noticed. When
-     * {@code failure} broke an open connection, the connections in use are dead too, most likely; when
+     * {@code failure} broke an open connection, the connections in use are most likely dead too; when
      * it is a replica's READONLY, they lead to a demoted primary (a failover behind one endpoint):
      * those of a client this store created fail their next borrow (others come back to the pool).
-     * After a READONLY, at most once a second: an endpoint that spreads connections over a primary and
-     * its replica (a misconfigured load balancer) must not have every decision reconnect. Never throws.
+     * That, at most once a second: one connection closed on a healthy Redis (an idle timeout) must not
+     * have the whole pool reconnect each time, nor an endpoint that spreads connections over a primary
+     * and its replica (a misconfigured load balancer) every decision. After a READONLY that comes
+     * within the second, idle connections are not dropped either. Never throws.
      */
     void dropIdleConnections(Throwable failure, long nowMicros) {
         boolean replica = CallFailure.reachedAReplica(failure);
-        if (replica && !firstInASecond(replicaAnsweredAt, nowMicros)) {
+        boolean expire = (replica || CallFailure.brokeAnOpenConnection(failure)) && firstInASecond(expiredAt, nowMicros);
+        if (replica && !expire) {
             return;
         }
         FreshConnectionFactory m = made;
-        if (m != null && (replica || CallFailure.brokeAnOpenConnection(failure))) {
+        if (expire && m != null) {
             m.expireAll();
         }
         UnifiedJedis c = client;

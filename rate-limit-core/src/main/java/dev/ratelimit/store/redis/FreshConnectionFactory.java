@@ -6,6 +6,7 @@ import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionFactory;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -29,10 +30,27 @@ final class FreshConnectionFactory extends ConnectionFactory {
         generation.incrementAndGet();
     }
 
+    /**
+     * Makes a connection, or throws {@link NotConnected}: a connection that failed while it was being set
+     * up (refused, or accepted and closed by an endpoint with no Redis behind it) is not one that broke.
+     */
     @Override
     public PooledObject<Connection> makeObject() throws Exception {
         long madeIn = generation.get();
-        return new Made(super.makeObject().getObject(), madeIn);
+        try {
+            return new Made(super.makeObject().getObject(), madeIn);
+        } catch (JedisConnectionException e) {
+            throw new NotConnected(e);
+        }
+    }
+
+    /** A connection that could not be set up; its cause says why (a timeout is still one). */
+    static final class NotConnected extends JedisConnectionException {
+        private static final long serialVersionUID = 1L;
+
+        NotConnected(JedisConnectionException cause) {
+            super("Could not connect: " + cause.getMessage(), cause);
+        }
     }
 
     @Override

@@ -94,46 +94,38 @@ final class RedisRateLimiter implements RateLimiter {
             return whenUnavailable(settings.breakers().shared(), client, cost, sentAt);
         }
         long[] reply;
-        long calledAt = sentAt; // when the call that Redis answered was sent: the retry's, if there was one
+        long calledAt = sentAt; // when the send that Redis answered was made: the last, if there were more
         try {
             reply = call(keys, cost, sentAt);
         } catch (RuntimeException | LinkageError e) {
             // A LinkageError too: a Jedis of another version fails every call, like a failing Redis.
             long failedAt = clock.nowMicros();
             if (CallFailure.isCancellation(e)) {
-                // This thread was interrupted during its own call: a virtual thread's interrupt closes its
-                // socket, and any thread's interrupts a wait for a pooled connection. The caller was
-                // cancelled; Redis did not fail: nothing is sent again, no failure is counted, no
-                // connection dropped, and the interrupt status is kept for the caller to see.
-                breaker.callWentElsewhere(); // neither success nor failure: a probe this was lets the next one through
-                if (!settings.connections().isClosed()) {
-                    // Closed, the interrupt was most likely the store's: commons-pool interrupts the threads
-                    // waiting for a connection of a pool it closes, and a request thread must not be left
-                    // interrupted by it. (A caller cancelled at that very moment loses its interrupt.)
-                    Thread.currentThread().interrupt();
-                }
-                return whenUnavailable(breaker, client, cost, failedAt);
+                return cancelled(breaker, client, cost, failedAt);
             }
-            if ((CallFailure.sendsAgain(e) || CallFailure.reachedAReplica(e))
-                    && settings.connections().hasClient() && !settings.connections().isClosed()) {
-                // Failed fast, not by a timeout, on a client that exists: most likely a pooled
-                // connection that died with a Redis restart, or one that still leads to a primary
-                // demoted by a failover behind one endpoint. Drop the idle ones and try again on
-                // a fresh connection. (A client that could not be created is not tried again: its
-                // failure may hide a timeout, as Jedis' "All sentinels down" does.)
-                try {
-                    calledAt = clock.nowMicros();
-                    reply = sendAgain(keys, cost, sentAt, e);
-                } catch (RuntimeException | LinkageError again) {
-                    failedAt = clock.nowMicros();
-                    failed(breaker, keys.get(0), again, failedAt - sentAt, failedAt);
-                    return whenUnavailable(breaker, client, cost, failedAt);
-                } catch (Error fatal) {
-                    throw failedFatally(breaker, fatal, sentAt);
-                }
-            } else {
+            if (!(CallFailure.sendsAgain(e) || CallFailure.reachedAReplica(e))
+                    || !settings.connections().hasClient() || settings.connections().isClosed()) {
                 failed(breaker, keys.get(0), e, failedAt - sentAt, failedAt);
                 return whenUnavailable(breaker, client, cost, failedAt);
+            }
+            // Failed fast, not by a timeout, on a client that exists: most likely a pooled connection
+            // that died with a Redis restart, or one that still leads to a primary demoted by a
+            // failover behind one endpoint. Drop the idle ones and try again on a fresh connection.
+            // (A client that could not be created is not tried again: its failure may hide a timeout,
+            // as Jedis' "All sentinels down" does.)
+            long[] lastSent = new long[1];
+            try {
+                reply = sendAgain(keys, cost, sentAt, e, lastSent);
+                calledAt = lastSent[0];
+            } catch (RuntimeException | LinkageError again) {
+                failedAt = clock.nowMicros();
+                if (CallFailure.isCancellation(again)) {
+                    return cancelled(breaker, client, cost, failedAt);
+                }
+                failed(breaker, keys.get(0), again, failedAt - sentAt, failedAt);
+                return whenUnavailable(breaker, client, cost, failedAt);
+            } catch (Error fatal) {
+                throw failedFatally(breaker, fatal, sentAt);
             }
         } catch (Error fatal) {
             throw failedFatally(breaker, fatal, sentAt);
@@ -164,10 +156,11 @@ final class RedisRateLimiter implements RateLimiter {
      * one this send takes: a send that breaks on an open connection so is made once more (at most
      * {@link #SENDS} in all). A connection refused is not: Redis is not there.
      */
-    private long[] sendAgain(List<String> keys, long cost, long sentAt, Throwable failed) {
+    private long[] sendAgain(List<String> keys, long cost, long sentAt, Throwable failed, long[] lastSent) {
         Throwable last = failed;
         for (int send = 2; ; send++) {
-            settings.connections().dropIdleConnections(last, settings.clock().nowMicros());
+            lastSent[0] = settings.clock().nowMicros();
+            settings.connections().dropIdleConnections(last, lastSent[0]);
             try {
                 return call(keys, cost, sentAt);
             } catch (RuntimeException again) {
@@ -177,6 +170,23 @@ final class RedisRateLimiter implements RateLimiter {
                 last = again;
             }
         }
+    }
+
+    /**
+     * This thread was interrupted during its own call: a virtual thread's interrupt closes its socket,
+     * and any thread's interrupts a wait for a pooled connection. The caller was cancelled; Redis did
+     * not fail: nothing is sent again, no failure is counted, no connection dropped, and the interrupt
+     * status is kept for the caller to see.
+     */
+    private Decision cancelled(CircuitBreaker breaker, String client, long cost, long now) {
+        breaker.callWentElsewhere(); // neither success nor failure: a probe this was lets the next one through
+        if (!settings.connections().isClosed()) {
+            // Closed, the interrupt was most likely the store's: commons-pool interrupts the threads
+            // waiting for a connection of a pool it closes, and a request thread must not be left
+            // interrupted by it. (A caller cancelled at that very moment loses its interrupt.)
+            Thread.currentThread().interrupt();
+        }
+        return whenUnavailable(breaker, client, cost, now);
     }
 
     private long[] call(List<String> keys, long cost, long sentAt) {

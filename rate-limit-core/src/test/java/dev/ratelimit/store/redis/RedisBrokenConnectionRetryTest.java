@@ -3,16 +3,19 @@ package dev.ratelimit.store.redis;
 import dev.ratelimit.Decision;
 import dev.ratelimit.FailureMode;
 import dev.ratelimit.Limit;
+import dev.ratelimit.ManualClock;
 import dev.ratelimit.Policy;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Source;
 import dev.ratelimit.StoreHealth;
 import dev.ratelimit.testing.RedisServer;
+import dev.ratelimit.testing.TcpProxy;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.CommandArguments;
@@ -23,6 +26,7 @@ import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.providers.PooledConnectionProvider;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -129,7 +133,8 @@ class RedisBrokenConnectionRetryTest {
     }
 
     /**
-     * The same race, unstaged: Redis closes every connection 30 times while 8 threads decide. Before
+     * The same race, unstaged: Redis closes every connection 30 times, a second apart on the store's
+     * clock, while 8 threads decide. Before
      * the store's pool refused connections made before a break, about one kill in fifteen sent a
      * decision to the failure mode. Timeouts (a loaded machine) are not what this test is about.
      */
@@ -139,7 +144,8 @@ class RedisBrokenConnectionRetryTest {
         AtomicLong decisions = new AtomicLong();
         AtomicBoolean stop = new AtomicBoolean();
         ExecutorService threads = Executors.newFixedThreadPool(8);
-        try (RedisStore store = RedisStore.builder().url(redis.url()).failureMode(FailureMode.FAIL_CLOSED)
+        ManualClock clock = new ManualClock(Instant.parse("2026-12-03T00:00:00Z"));
+        try (RedisStore store = RedisStore.builder().url(redis.url()).failureMode(FailureMode.FAIL_CLOSED).clock(clock)
                 .pipelining(pipelining).denialCache(false).listener(listener).build()) {
             RateLimiter limiter = store.limiter(Limit.of("kill", Policy.fixedWindow(1_000_000_000, Duration.ofMinutes(1))));
             List<Future<?>> deciders = new ArrayList<>();
@@ -155,6 +161,7 @@ class RedisBrokenConnectionRetryTest {
             for (int kill = 0; kill < 30; kill++) {
                 long before = decisions.get();
                 Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> decisions.get() > before + 200);
+                clock.advance(Duration.ofSeconds(1)); // the store expires connections at most once a second
                 redis.call("CLIENT", "KILL", "TYPE", "normal");
             }
             stop.set(true);
@@ -166,5 +173,30 @@ class RedisBrokenConnectionRetryTest {
         }
 
         assertThat(errors).filteredOn(CallFailure::brokeAnOpenConnection).isEmpty();
+    }
+
+    /**
+     * An endpoint with no Redis behind it accepts each connection and closes it: the connection broke
+     * while it was being set up, not while open. The call is sent once more, as after a refused
+     * connection, not three times, and no connection is expired for it.
+     */
+    @Test
+    void anEndpointThatAcceptsAndClosesIsNotTakenForABrokenOpenConnection() {
+        try (TcpProxy nowhere = new TcpProxy(RedisServer.freePort());
+             RedisStore store = RedisStore.builder().url(nowhere.url()).failureMode(FailureMode.FAIL_OPEN)
+                     .circuitBreaker(1_000, Duration.ofSeconds(1)).pipelining(false).denialCache(false)
+                     .listener(listener).build()) {
+            RateLimiter limiter = store.limiter(LIMIT);
+            limiter.tryAcquire("warm-up"); // creates the client
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> nowhere.accepted() == 2);
+
+            for (int i = 0; i < 10; i++) {
+                assertThat(limiter.tryAcquire("client").source()).isEqualTo(Source.FAIL_OPEN);
+            }
+
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> nowhere.accepted() >= 22);
+            assertThat(nowhere.accepted()).as("two connections a decision").isEqualTo(22);
+            assertThat(errors).last().satisfies(e -> assertThat(CallFailure.brokeAnOpenConnection(e)).isFalse());
+        }
     }
 }

@@ -117,4 +117,36 @@ class StoreCallBookkeepingTest {
         assertThat(limiter.tryAcquire("client").source()).isEqualTo(Source.STORE);
         assertThat(healthChanges).containsExactly("UP->DEGRADED", "DEGRADED->UP");
     }
+
+    /**
+     * A call answered at its third send counts as sent then: a call of another decision refused between
+     * its second and third sends does not make the breaker take the answer for one from before Redis
+     * stopped answering (found by a review: the second send's time was reported).
+     */
+    @Test
+    void aCallAnsweredAtItsThirdSendIsReportedWithThatSendsTime() {
+        RedisStore store = store(100);
+        RateLimiter limiter = limiter(store);
+        eachCallTakes(1, new JedisConnectionException(new SocketTimeoutException("Read timed out"))); // DEGRADED; orders nothing
+        assertThat(limiter.tryAcquire("a").source()).isEqualTo(Source.FAIL_CLOSED);
+        assertThat(store.health()).isEqualTo(StoreHealth.DEGRADED);
+
+        int[] sends = {0};
+        redis.next = () -> {
+            clock.advance(Duration.ofMillis(1));
+            int send = ++sends[0];
+            if (send == 2) {
+                // Between a's second and third sends, b is sent, and each of its sends is refused.
+                assertThat(limiter.tryAcquire("b").source()).isEqualTo(Source.FAIL_CLOSED);
+            }
+            if (send <= 5) {
+                throw new JedisConnectionException("Connection reset");
+            }
+            return ALLOWED;
+        };
+
+        assertThat(limiter.tryAcquire("a").source()).isEqualTo(Source.STORE);
+        assertThat(sends[0]).isEqualTo(6);
+        assertThat(store.health()).as("a's answered send was made after b's refused ones").isEqualTo(StoreHealth.UP);
+    }
 }

@@ -16,9 +16,18 @@ import java.util.concurrent.Executors;
  * A stable endpoint in front of a Redis that can change, as a managed Redis's endpoint or HAProxy is:
  * a TCP relay on a free port of 127.0.0.1 that sends each new connection to the current target.
  * {@link #switchTo} changes the target for new connections only; those already relayed stay on
- * their server, as HAProxy's do when a server is marked down.
+ * their server, as HAProxy's do when a server is marked down. A {@link Gate} may hold each new
+ * connection, or close it, before it is relayed.
  */
 public final class TcpProxy implements AutoCloseable {
+    /** Decides, on the connection's own thread, what becomes of a new connection before it is relayed. */
+    @FunctionalInterface
+    public interface Gate {
+        /** @return whether to relay the connection (false: close it); may block to hold it */
+        boolean admit() throws InterruptedException;
+    }
+
+    private final Gate gate;
     private final ServerSocket server;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
@@ -29,8 +38,14 @@ public final class TcpProxy implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicInteger accepted = new java.util.concurrent.atomic.AtomicInteger();
     private volatile int target;
 
+    /** A relay to {@code target} that relays every connection at once. */
     public TcpProxy(int target) {
+        this(target, () -> true);
+    }
+
+    public TcpProxy(int target, Gate gate) {
         this.target = target;
+        this.gate = gate;
         try {
             server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         } catch (IOException e) {
@@ -73,11 +88,15 @@ public final class TcpProxy implements AutoCloseable {
 
     private void relay(Socket s) {
         try {
+            if (!gate.admit()) {
+                close(s);
+                return;
+            }
             Socket upstream = new Socket(InetAddress.getLoopbackAddress(), target);
             sockets.add(upstream);
             threads.submit(() -> copy(s.getInputStream(), upstream.getOutputStream(), upstream));
             copy(upstream.getInputStream(), s.getOutputStream(), s);
-        } catch (IOException e) {
+        } catch (IOException | InterruptedException e) {
             close(s);
         }
     }

@@ -5,10 +5,8 @@ import dev.ratelimit.FailureMode;
 import dev.ratelimit.Limit;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.Policy;
-import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Source;
-import dev.ratelimit.StoreHealth;
 import dev.ratelimit.testing.RedisServer;
 import dev.ratelimit.testing.TcpProxy;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
@@ -29,7 +27,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -76,19 +73,9 @@ class RedisBrokenConnectionRetryTest {
     }
 
     private RedisServer redis;
-    private final List<Throwable> errors = new CopyOnWriteArrayList<>();
-    private final List<String> health = new CopyOnWriteArrayList<>();
-    private final RateLimitListener listener = new RateLimitListener() {
-        @Override
-        public void onStoreError(Throwable error) {
-            errors.add(error);
-        }
-
-        @Override
-        public void onHealthChange(StoreHealth previous, StoreHealth current) {
-            health.add(previous + "->" + current);
-        }
-    };
+    private final RecordingListener listener = new RecordingListener();
+    private final List<Throwable> errors = listener.errors;
+    private final List<String> health = listener.health;
 
     @BeforeEach
     void startRedis() {

@@ -11,6 +11,7 @@ import dev.ratelimit.StoreHealth;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.testing.RedisCluster;
 import dev.ratelimit.testing.RedisServer;
+import dev.ratelimit.testing.TcpProxy;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -20,13 +21,6 @@ import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
 import redis.clients.jedis.exceptions.JedisException;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -176,29 +170,16 @@ class RedisClusterClientCreationTest {
 
         final CountDownLatch held = new CountDownLatch(1);
         private final CountDownLatch released = new CountDownLatch(1);
-        private final ServerSocket server;
-        private final int target;
-        private final List<Socket> sockets = new CopyOnWriteArrayList<>();
-        private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "seed-proxy");
-            t.setDaemon(true);
-            return t;
-        });
+        private final TcpProxy proxy;
         private volatile Mode mode;
 
         SeedProxy(int target, Mode mode) {
-            this.target = target;
             this.mode = mode;
-            try {
-                server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            threads.submit(this::accept);
+            this.proxy = new TcpProxy(target, this::admit);
         }
 
         int port() {
-            return server.getLocalPort();
+            return proxy.port();
         }
 
         /** From now on, connections (and the ones held) pass through to the real node. */
@@ -207,69 +188,18 @@ class RedisClusterClientCreationTest {
             released.countDown();
         }
 
-        private void accept() {
-            while (!server.isClosed()) {
-                try {
-                    Socket s = server.accept();
-                    sockets.add(s);
-                    threads.submit(() -> serve(s));
-                } catch (IOException e) {
-                    return; // closed
-                }
+        private boolean admit() throws InterruptedException {
+            Mode m = mode;
+            if (m == Mode.HOLD) {
+                held.countDown();
+                released.await();
             }
-        }
-
-        private void serve(Socket s) {
-            try {
-                Mode m = mode;
-                if (m == Mode.DROP) {
-                    s.close();
-                    return;
-                }
-                if (m == Mode.HOLD) {
-                    held.countDown();
-                    released.await();
-                }
-                Socket upstream = new Socket(InetAddress.getLoopbackAddress(), target);
-                sockets.add(upstream);
-                threads.submit(() -> copy(s.getInputStream(), upstream.getOutputStream(), upstream));
-                copy(upstream.getInputStream(), s.getOutputStream(), s);
-            } catch (IOException | InterruptedException e) {
-                close(s);
-            }
-        }
-
-        private static Void copy(InputStream in, OutputStream out, Socket to) {
-            byte[] buffer = new byte[8192];
-            try {
-                for (int n; (n = in.read(buffer)) >= 0; ) {
-                    out.write(buffer, 0, n);
-                    out.flush();
-                }
-            } catch (IOException ignored) {
-                // either side went away
-            }
-            close(to);
-            return null;
-        }
-
-        private static void close(Socket s) {
-            try {
-                s.close();
-            } catch (IOException ignored) {
-                // closing
-            }
+            return m != Mode.DROP;
         }
 
         @Override
         public void close() {
-            try {
-                server.close();
-            } catch (IOException ignored) {
-                // closing
-            }
-            sockets.forEach(SeedProxy::close);
-            threads.shutdownNow();
+            proxy.close();
         }
     }
 }

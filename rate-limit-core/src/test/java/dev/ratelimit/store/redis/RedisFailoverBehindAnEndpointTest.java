@@ -5,7 +5,6 @@ import dev.ratelimit.FailureMode;
 import dev.ratelimit.Limit;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.Policy;
-import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Source;
 import dev.ratelimit.StoreHealth;
@@ -21,7 +20,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -35,19 +33,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RedisFailoverBehindAnEndpointTest {
     private static final Limit LIMIT = Limit.of("failover", Policy.fixedWindow(100, Duration.ofMinutes(1)));
 
-    private final List<Throwable> errors = new CopyOnWriteArrayList<>();
-    private final List<String> health = new CopyOnWriteArrayList<>();
-    private final RateLimitListener listener = new RateLimitListener() {
-        @Override
-        public void onStoreError(Throwable error) {
-            errors.add(error);
-        }
-
-        @Override
-        public void onHealthChange(StoreHealth previous, StoreHealth current) {
-            health.add(previous + "->" + current);
-        }
-    };
+    private final RecordingListener listener = new RecordingListener();
+    private final List<Throwable> errors = listener.errors;
+    private final List<String> health = listener.health;
     private final ManualClock clock = new ManualClock(Instant.parse("2026-12-03T00:00:00Z"));
     private RedisServer primary;
     private RedisServer replica;

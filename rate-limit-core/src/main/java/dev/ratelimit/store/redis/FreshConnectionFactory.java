@@ -44,12 +44,15 @@ final class FreshConnectionFactory extends ConnectionFactory {
         }
     }
 
-    /** A connection that could not be set up; its cause says why (a timeout is still one). */
+    /**
+     * A connection that could not be set up: Jedis' exception, as the cause, with its message (a
+     * timeout is still one). Log lines and check messages name the cause, not this wrapper.
+     */
     static final class NotConnected extends JedisConnectionException {
         private static final long serialVersionUID = 1L;
 
         NotConnected(JedisConnectionException cause) {
-            super("Could not connect: " + cause.getMessage(), cause);
+            super(cause.getMessage(), cause);
         }
     }
 

@@ -193,6 +193,9 @@ final class OutageLog {
         if (cause == null) {
             return "no cause";
         }
+        if (cause instanceof FreshConnectionFactory.NotConnected && cause.getCause() != null) {
+            cause = cause.getCause(); // the store's marker of a connection never set up: Jedis' own says it
+        }
         String outer = cause.getClass().getSimpleName() + ": " + cause.getMessage();
         Throwable root = rootOf(cause);
         String why = causedBy(cause);

@@ -250,4 +250,13 @@ class OutageLogTest {
         assertThat(OutageLog.kindOf(new redis.clients.jedis.exceptions.JedisDataException("OOM command not allowed")))
                 .isEqualTo("JedisDataException OOM");
     }
+
+    @Test
+    void aConnectionNeverSetUpIsDescribedAsJedisSaidIt() {
+        redis.clients.jedis.exceptions.JedisConnectionException jedis = new redis.clients.jedis.exceptions.JedisConnectionException(
+                "Failed to connect to 127.0.0.1:1.", new java.net.ConnectException("Connection refused"));
+
+        assertThat(OutageLog.describe(new FreshConnectionFactory.NotConnected(jedis))).isEqualTo(OutageLog.describe(jedis))
+                .isEqualTo("JedisConnectionException: Failed to connect to 127.0.0.1:1. (caused by ConnectException: Connection refused)");
+    }
 }

@@ -279,20 +279,24 @@ final class Connections implements AutoCloseable {
      * {@code failure} broke an open connection, the connections in use are most likely dead too; when
      * it is a replica's READONLY, they lead to a demoted primary (a failover behind one endpoint):
      * those of a client this store created fail their next borrow (others come back to the pool).
-     * That, at most once a second: one connection closed on a healthy Redis (an idle timeout) must not
-     * have the whole pool reconnect each time, nor an endpoint that spreads connections over a primary
-     * and its replica (a misconfigured load balancer) every decision. After a READONLY that comes
-     * within the second, idle connections are not dropped either. Never throws.
+     * That, at most once a second on the store's clock (a clock that stands still, as a test's may,
+     * expires them once): one connection closed on a healthy Redis (an idle timeout) must not have the
+     * whole pool reconnect each time, nor an endpoint that spreads connections over a primary and its
+     * replica (a misconfigured load balancer) every decision; after a READONLY within the second, idle
+     * connections are not dropped either. Other clients' idle connections are dropped at every such
+     * failure: dropping them is their only way off a demoted primary. Never throws.
      */
     void dropIdleConnections(Throwable failure, long nowMicros) {
-        boolean replica = CallFailure.reachedAReplica(failure);
-        boolean expire = (replica || CallFailure.brokeAnOpenConnection(failure)) && firstInASecond(expiredAt, nowMicros);
-        if (replica && !expire) {
-            return;
-        }
         FreshConnectionFactory m = made;
-        if (expire && m != null) {
-            m.expireAll();
+        if (m != null) {
+            boolean replica = CallFailure.reachedAReplica(failure);
+            if (replica || CallFailure.brokeAnOpenConnection(failure)) {
+                if (firstInASecond(expiredAt, nowMicros)) {
+                    m.expireAll();
+                } else if (replica) {
+                    return;
+                }
+            }
         }
         UnifiedJedis c = client;
         try {

@@ -105,7 +105,7 @@ final class RedisRateLimiter implements RateLimiter {
             }
             if (!(CallFailure.sendsAgain(e) || CallFailure.reachedAReplica(e))
                     || !settings.connections().hasClient() || settings.connections().isClosed()) {
-                failed(breaker, keys.get(0), e, failedAt - sentAt, failedAt);
+                failed(breaker, keys.get(0), e, failedAt - sentAt, sentAt, failedAt);
                 return whenUnavailable(breaker, client, cost, failedAt);
             }
             // Failed fast, not by a timeout, on a client that exists: most likely a pooled connection
@@ -122,7 +122,7 @@ final class RedisRateLimiter implements RateLimiter {
                 if (CallFailure.isCancellation(again)) {
                     return cancelled(breaker, client, cost, failedAt);
                 }
-                failed(breaker, keys.get(0), again, failedAt - sentAt, failedAt);
+                failed(breaker, keys.get(0), again, failedAt - sentAt, lastSent[0], failedAt);
                 return whenUnavailable(breaker, client, cost, failedAt);
             } catch (Error fatal) {
                 throw failedFatally(breaker, fatal, sentAt);
@@ -213,14 +213,18 @@ final class RedisRateLimiter implements RateLimiter {
     private Error failedFatally(CircuitBreaker breaker, Error fatal, long sentAt) {
         try {
             long failedAt = settings.clock().nowMicros();
-            failed(breaker, null, fatal, failedAt - sentAt, failedAt);
+            failed(breaker, null, fatal, failedAt - sentAt, sentAt, failedAt);
         } catch (RuntimeException | Error ignored) {
             // the Error is what the caller must see
         }
         return fatal;
     }
 
-    private void failed(CircuitBreaker breaker, String keys0, Throwable e, long micros, long now) {
+    /**
+     * Reports a failed call: to the breakers (as sent at {@code lastSentAt}, its last send), the outage
+     * log and the listener ({@code micros} over all its sends).
+     */
+    private void failed(CircuitBreaker breaker, String keys0, Throwable e, long micros, long lastSentAt, long now) {
         try {
             if (settings.connections().isClosed()) {
                 // The store was closed while this call was under way (its pool or client refuses, its
@@ -236,10 +240,12 @@ final class RedisRateLimiter implements RateLimiter {
             if (CallFailure.isResharding(e)) {
                 // TRYAGAIN: the master answered, a resharding is moving the keys' slot; not a failing Redis.
                 // Told to the breaker that let the call through, whose probe (if it was one) this still is.
-                settings.breakers().onSuccess(breaker, now - micros);
+                settings.breakers().onSuccess(breaker, lastSentAt);
             } else {
-                blame(breaker, keys0, connectionFailure, e, micros, now);
-                settings.outages().failed(e, now); // after blame: an outage this failure started says its cause
+                blame(breaker, keys0, connectionFailure, e, lastSentAt, now);
+                if (!CallFailure.isPoolExhausted(e)) {
+                    settings.outages().failed(e, now); // after blame: an outage this failure started says its cause
+                }
             }
             if (connectionFailure) {
                 settings.connections().renewSlotMapAfterFailure(now);
@@ -260,7 +266,7 @@ final class RedisRateLimiter implements RateLimiter {
      * the call went to last: a master importing the keys' slot (reached by ASK) that died, not the
      * slot's owner, whose other clients keep deciding on Redis.
      */
-    private void blame(CircuitBreaker breaker, String keys0, boolean connectionFailure, Throwable e, long micros, long now) {
+    private void blame(CircuitBreaker breaker, String keys0, boolean connectionFailure, Throwable e, long sentAt, long now) {
         CircuitBreaker failing = breaker;
         if (keys0 != null && breaker == settings.breakers().shared()) {
             // Chosen before the cluster client (and its slot map) existed: the failure is the keys' master's.
@@ -283,7 +289,7 @@ final class RedisRateLimiter implements RateLimiter {
             // for themselves, should Redis fail them; counted too, a healthy Redis would open the breaker.
             breaker.callWentElsewhere();
         } else {
-            settings.breakers().onFailure(failing, now - micros, now, e);
+            settings.breakers().onFailure(failing, sentAt, now, e);
         }
     }
 

@@ -25,14 +25,7 @@ import redis.clients.jedis.providers.PooledConnectionProvider;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -128,35 +121,15 @@ class RedisBrokenConnectionRetryTest {
     @ParameterizedTest(name = "pipelining {0}")
     @ValueSource(booleans = {true, false})
     void closingEveryConnectionUnderLoadSendsNoDecisionToTheFailureMode(boolean pipelining) throws Exception {
-        AtomicLong decisions = new AtomicLong();
-        AtomicBoolean stop = new AtomicBoolean();
-        ExecutorService threads = Executors.newFixedThreadPool(8);
         ManualClock clock = new ManualClock(Instant.parse("2026-12-03T00:00:00Z"));
         try (RedisStore store = RedisStore.builder().url(redis.url()).failureMode(FailureMode.FAIL_CLOSED).clock(clock)
-                .pipelining(pipelining).denialCache(false).listener(listener).build()) {
-            RateLimiter limiter = store.limiter(Limit.of("kill", Policy.fixedWindow(1_000_000_000, Duration.ofMinutes(1))));
-            List<Future<?>> deciders = new ArrayList<>();
-            for (int t = 0; t < 8; t++) {
-                deciders.add(threads.submit(() -> {
-                    for (long n = 0; !stop.get(); n++) {
-                        limiter.tryAcquire("client-" + n % 100);
-                        decisions.incrementAndGet();
-                    }
-                    return null;
-                }));
-            }
+                .pipelining(pipelining).denialCache(false).listener(listener).build();
+             Deciders deciders = new Deciders(8, store.limiter(Limit.of("kill", Policy.fixedWindow(1_000_000_000, Duration.ofMinutes(1)))))) {
             for (int kill = 0; kill < 30; kill++) {
-                long before = decisions.get();
-                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> decisions.get() > before + 200);
+                deciders.awaitMore(200);
                 clock.advance(Duration.ofSeconds(1)); // the store expires connections at most once a second
                 redis.call("CLIENT", "KILL", "TYPE", "normal");
             }
-            stop.set(true);
-            for (Future<?> f : deciders) {
-                f.get(10, TimeUnit.SECONDS);
-            }
-        } finally {
-            threads.shutdownNow();
         }
 
         assertThat(errors).filteredOn(CallFailure::brokeAnOpenConnection).isEmpty();

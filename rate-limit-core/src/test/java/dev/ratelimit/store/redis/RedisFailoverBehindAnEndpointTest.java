@@ -11,7 +11,6 @@ import dev.ratelimit.StoreHealth;
 import dev.ratelimit.testing.RedisServer;
 import dev.ratelimit.testing.TcpProxy;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
-import org.awaitility.Awaitility;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
@@ -26,14 +25,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -145,36 +137,16 @@ class RedisFailoverBehindAnEndpointTest {
         pool.setMaxTotal(8);
         pool.setMaxIdle(8);
         pool.setJmxEnabled(false);
-        ExecutorService threads = Executors.newFixedThreadPool(16);
-        AtomicBoolean stop = new AtomicBoolean();
-        AtomicLong decisions = new AtomicLong();
         try (RedisClient client = RedisClient.builder().connectionProvider(new PooledConnectionProvider(
                 new HostAndPort("127.0.0.1", endpoint.port()), DefaultJedisClientConfig.builder().resp2().build(), pool)).build();
              // The store's clock stands still: whatever the store bounds per second of it, it does once.
              RedisStore store = RedisStore.builder().client(client).failureMode(FailureMode.FAIL_CLOSED).pipelining(false)
-                     .clock(clock).denialCache(false).circuitBreaker(1_000_000, Duration.ofSeconds(1)).listener(listener).build()) {
-            RateLimiter limiter = store.limiter(LIMIT);
-            List<Future<?>> deciders = new ArrayList<>();
-            for (int t = 0; t < 16; t++) {
-                deciders.add(threads.submit(() -> {
-                    for (long n = 0; !stop.get(); n++) {
-                        limiter.tryAcquire("client-" + n % 100);
-                        decisions.incrementAndGet();
-                    }
-                    return null;
-                }));
-            }
-            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> decisions.get() > 500);
+                     .clock(clock).denialCache(false).circuitBreaker(1_000_000, Duration.ofSeconds(1)).listener(listener).build();
+             Deciders deciders = new Deciders(16, store.limiter(LIMIT))) {
+            deciders.awaitMore(500);
 
             failOver();
-            long after = decisions.get();
-            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> decisions.get() > after + 5_000);
-            stop.set(true);
-            for (Future<?> f : deciders) {
-                f.get(10, TimeUnit.SECONDS);
-            }
-        } finally {
-            threads.shutdownNow();
+            deciders.awaitMore(5_000);
         }
 
         assertThat(errors).filteredOn(CallFailure::reachedAReplica).as("calls failed by READONLY").hasSizeLessThanOrEqualTo(8);

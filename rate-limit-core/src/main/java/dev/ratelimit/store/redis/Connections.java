@@ -1,12 +1,8 @@
 package dev.ratelimit.store.redis;
 
 import org.apache.commons.pool2.impl.GenericObjectPool;
-import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
-import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPool;
-import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
@@ -14,7 +10,6 @@ import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.SslOptions;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.providers.ClusterConnectionProvider;
-import redis.clients.jedis.providers.PooledConnectionProvider;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
 import java.time.Duration;
@@ -30,12 +25,10 @@ import java.util.function.Supplier;
  * sentinel client must reach a node to be created at all, and an application should start (and
  * follow its failure mode) while Redis is down. Creation is retried by later calls until it works.
  *
- * <p>Timeouts bound every wait: connecting, reading a reply, and borrowing a pooled connection
- * (at most the read timeout). A cluster call tries at most three times (one MOVED or ASK
- * redirection and one retry), and not again once its read timeout has passed.
+ * <p>The client is made by {@link Clients}, or passed in. Timeouts bound every wait of one the
+ * store makes: connecting, reading a reply, and borrowing a pooled connection.
  */
 final class Connections implements AutoCloseable {
-    private static final int CLUSTER_ATTEMPTS = 3;
     private static final long NEVER = Long.MIN_VALUE;
     /** How often a failing store may read the slot map again, or drop its connections after a replica's answer. */
     private static final long ONCE_A_SECOND_MICROS = 1_000_000;
@@ -74,7 +67,7 @@ final class Connections implements AutoCloseable {
 
     /** Connections the store creates from {@code url} and closes with itself. */
     static Connections of(RedisUrl url, Duration connectTimeout, Duration readTimeout, int poolSize, SslOptions ssl) {
-        return new Connections(() -> create(url, connectTimeout, readTimeout, poolSize, ssl), null, true);
+        return new Connections(() -> Clients.create(url, connectTimeout, readTimeout, poolSize, ssl), null, true);
     }
 
     /** A client the caller made and keeps: the store never closes it. */
@@ -335,88 +328,5 @@ final class Connections implements AutoCloseable {
         client = null;
         clusterSlots = null;
         made = null;
-    }
-
-    private static Created create(RedisUrl url, Duration connectTimeout, Duration readTimeout, int poolSize,
-                                  SslOptions ssl) {
-        DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
-                .connectionTimeoutMillis(millis(connectTimeout))
-                .socketTimeoutMillis(millis(readTimeout))
-                .clientName("rate-limit")
-                .resp2()
-                .user(url.user())
-                .password(url.password());
-        if (ssl != null) {
-            config.sslOptions(ssl);
-        } else if (url.tls()) {
-            // The JVM's default SSL context, as HTTPS clients use: its trust store and its key store
-            // (-Djavax.net.ssl.keyStore), so a URL alone reaches a server that asks for a client
-            // certificate. Jedis verifies the host name then too. SslOptions.defaults() has no key store.
-            config.ssl(true);
-        }
-        GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
-        pool.setMaxTotal(poolSize);
-        pool.setMaxIdle(poolSize);
-        pool.setMinIdle(0);
-        pool.setBlockWhenExhausted(true);
-        pool.setMaxWait(readTimeout);
-        pool.setJmxEnabled(false);
-        Set<HostAndPort> nodes = new LinkedHashSet<>();
-        for (RedisUrl.Node node : url.nodes()) {
-            nodes.add(new HostAndPort(node.host(), node.port()));
-        }
-        return switch (url.kind()) {
-            case STANDALONE -> {
-                JedisClientConfig clientConfig = config.database(url.database()).build();
-                FreshConnectionFactory made = new FreshConnectionFactory(nodes.iterator().next(), clientConfig);
-                pool.setTestOnBorrow(true); // free: see FreshConnectionFactory
-                yield new Created(RedisClient.builder()
-                        .clientConfig(clientConfig)
-                        .connectionProvider(new PooledConnectionProvider(made, pool))
-                        .build(), null, made);
-            }
-            case CLUSTER -> {
-                JedisClientConfig clientConfig = config.build();
-                // Our own provider, so the store can ask which master owns a slot (one breaker per master).
-                // It also tells which node a failed call went to: during a resharding, not always the slot's owner.
-                ClusterConnectionProvider slots = new NodeRecordingProvider(nodes, clientConfig, pool);
-                try {
-                    yield new Created(RedisClusterClient.builder()
-                            .nodes(nodes)
-                            .clientConfig(clientConfig)
-                            .connectionProvider(slots)
-                            .maxAttempts(CLUSTER_ATTEMPTS)
-                            // Jedis sends a call again after any connection error, a read timeout too,
-                            // and a call that timed out may still run: each copy would charge the
-                            // client. No attempt starts once the read timeout has passed, so only
-                            // calls that failed fast (a redirection, a refused or broken connection)
-                            // are sent again.
-                            .maxTotalRetriesDuration(readTimeout)
-                            .build(), slots);
-                } catch (RuntimeException e) {
-                    slots.close();
-                    throw e;
-                }
-            }
-            case SENTINEL -> {
-                JedisClientConfig sentinelConfig = DefaultJedisClientConfig.builder()
-                        .connectionTimeoutMillis(millis(connectTimeout))
-                        .socketTimeoutMillis(millis(readTimeout))
-                        .clientName("rate-limit-sentinel")
-                        .resp2()
-                        .build();
-                yield new Created(RedisSentinelClient.builder()
-                        .masterName(url.master())
-                        .sentinels(nodes)
-                        .clientConfig(config.database(url.database()).build())
-                        .sentinelClientConfig(sentinelConfig)
-                        .poolConfig(pool)
-                        .build(), null);
-            }
-        };
-    }
-
-    private static int millis(Duration d) {
-        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, d.toMillis()));
     }
 }

@@ -49,19 +49,9 @@ class RedisOutageTest {
 
     private RedisServer redis;
     private final ManualClock clock = new ManualClock(Instant.parse("2026-03-02T10:00:00Z"));
-    private final List<String> health = new CopyOnWriteArrayList<>();
-    private final List<Throwable> errors = new CopyOnWriteArrayList<>();
-    private final RateLimitListener listener = new RateLimitListener() {
-        @Override
-        public void onHealthChange(StoreHealth previous, StoreHealth current) {
-            health.add(previous + "->" + current);
-        }
-
-        @Override
-        public void onStoreError(Throwable error) {
-            errors.add(error);
-        }
-    };
+    private final RecordingListener listener = new RecordingListener();
+    private final List<String> health = listener.health;
+    private final List<Throwable> errors = listener.errors;
 
     @BeforeEach
     void startRedis() {

@@ -40,7 +40,10 @@ import java.util.function.Predicate;
  * <p>A virtual thread's blocking socket I/O is interruptible: interrupting the thread closes the
  * socket. So a sender on a virtual thread sends its batch from a virtual thread of its own, which
  * nobody interrupts, and waits for it: interrupting one caller (a cancelled task) must not break
- * the pooled connection that carries other callers' calls, fail them, or have them sent again.
+ * the pooled connection that carries other callers' calls, fail them, or have them sent again. A
+ * sender on a platform thread interrupted while it waits for a pooled connection has sent nothing:
+ * it puts the calls back in the queue and goes on. To a batched caller, an interrupt is never a
+ * cancellation: its call is decided, and its interrupt status is restored when it returns.
  */
 final class CallBatcher {
     /**
@@ -146,21 +149,19 @@ final class CallBatcher {
      * {@link #send}s a batch from this thread, or, from a virtual thread, from a virtual thread of its
      * own that this one waits for, uninterruptibly (the wait is bounded by the batch's timeouts).
      *
-     * @return whether this thread was interrupted while it waited (the caller restores the status)
+     * @return whether this thread was interrupted while it waited or sent (the caller restores the status)
      */
     private boolean sendShielded(UnifiedJedis redis) {
         Thread caller = Thread.currentThread();
         if (VIRTUAL_SENDERS == null || !isVirtual(caller)) {
-            send(redis, caller);
-            return false;
+            return send(redis, caller);
         }
         Thread sender;
         try {
             sender = VIRTUAL_SENDERS.newThread(() -> send(redis, caller));
             sender.start();
         } catch (RuntimeException | OutOfMemoryError noThread) {
-            send(redis, caller); // exposed to this thread's interrupts, as before, rather than not sent
-            return false;
+            return send(redis, caller); // exposed to this thread's interrupts, as before, rather than not sent
         }
         boolean interrupted = false;
         while (true) {
@@ -185,30 +186,38 @@ final class CallBatcher {
      * Sends the queued calls (up to {@link #MAX_BATCH}) as one pipeline and completes each.
      *
      * @param owner the thread whose call made it a sender: a non-linkage {@link Error} is its call's own
+     * @return whether this thread's interrupt ended its wait for a connection (the calls were put back
+     *         in the queue; the caller restores its interrupt status when its call is done)
      */
-    private void send(UnifiedJedis redis, Thread owner) {
+    private boolean send(UnifiedJedis redis, Thread owner) {
         List<Call> batch = new ArrayList<>(Math.min(MAX_BATCH, 16));
         for (Call c; batch.size() < MAX_BATCH && (c = queue.poll()) != null; ) {
             c.taken = true;
             batch.add(c);
         }
         if (batch.isEmpty()) {
-            return;
+            return false;
         }
-        try (AbstractPipeline pipeline = redis.pipelined()) {
-            List<Response<Object>> replies = new ArrayList<>(batch.size());
-            for (Call c : batch) {
-                replies.add(c.function ? pipeline.fcall(c.name, c.keys, c.args) : pipeline.evalsha(c.name, c.keys, c.args));
-            }
-            pipeline.sync();
-            for (int i = 0; i < batch.size(); i++) {
-                Call c = batch.get(i);
-                try {
-                    c.reply = replies.get(i).get();
-                } catch (RuntimeException errorReply) {
-                    c.failure = errorReply;
+        try {
+            AbstractPipeline pipeline;
+            try {
+                pipeline = redis.pipelined();
+            } catch (RuntimeException noConnection) {
+                if (owner != Thread.currentThread() || !CallFailure.isCancellation(noConnection)) {
+                    throw noConnection;
                 }
+                // This thread was interrupted while it waited for a pooled connection: nothing was
+                // sent. Its interrupt must not fail the calls of others (nor leave their threads
+                // interrupted), and to a batched caller an interrupt is no cancellation: every call
+                // goes back to the queue, and the caller restores its interrupt once its call is done.
+                for (Call c : batch) {
+                    c.taken = false;
+                    queue.offer(c);
+                }
+                batch.clear();
+                return true;
             }
+            send(pipeline, batch);
         } catch (RuntimeException | Error batchFailed) {
             // An Error too, rather than no answer at all. A LinkageError (a Jedis of another version)
             // every call would meet unbatched: each gets it. Any other (a stack overflow) belongs to
@@ -234,6 +243,26 @@ final class CallBatcher {
             for (Call c : batch) {
                 c.done = true;
                 LockSupport.unpark(c.caller);
+            }
+        }
+        return false;
+    }
+
+    /** Sends {@code batch} on {@code pipeline} and sets each call's reply or error reply. */
+    private static void send(AbstractPipeline pipeline, List<Call> batch) {
+        try (pipeline) {
+            List<Response<Object>> replies = new ArrayList<>(batch.size());
+            for (Call c : batch) {
+                replies.add(c.function ? pipeline.fcall(c.name, c.keys, c.args) : pipeline.evalsha(c.name, c.keys, c.args));
+            }
+            pipeline.sync();
+            for (int i = 0; i < batch.size(); i++) {
+                Call c = batch.get(i);
+                try {
+                    c.reply = replies.get(i).get();
+                } catch (RuntimeException errorReply) {
+                    c.failure = errorReply;
+                }
             }
         }
     }

@@ -100,6 +100,86 @@ class RedisCancelledCallTest {
         }
     }
 
+    @Test
+    void aBatchSenderInterruptedWhileItWaitsForAPooledConnectionFailsNoneOfTheCallsItCarries() throws Exception {
+        // With pipelining, a caller that finds the senders busy queues its call, and the next sender
+        // carries it. That sender's wait for a pooled connection can be interrupted (its own task
+        // cancelled). Before, its interrupt failed every call it carried: each went to the failure mode
+        // (here FAIL_CLOSED) and each caller's thread was left interrupted by another thread's cancellation.
+        List<String> storeErrors = new CopyOnWriteArrayList<>();
+        try (RedisServer redis = RedisServer.start();
+             RedisStore store = store(redis, storeErrors, 1, true)) {
+            RateLimiter limiter = store.limiter(LIMIT);
+            assertThat(limiter.tryAcquire("warm-up").source()).isEqualTo(Source.STORE);
+            ExecutorService threads = Executors.newCachedThreadPool();
+            try {
+                redis.pause();
+                List<Thread> callers = new CopyOnWriteArrayList<>();
+                List<Future<Object[]>> outcomes = new java.util.ArrayList<>();
+                // The first caller's call holds the only connection; the next three send on their own
+                // and wait for it: every sender is busy.
+                for (int i = 0; i < CallBatcher.MAX_SENDERS; i++) {
+                    outcomes.add(decide(threads, limiter, "busy-" + i, callers));
+                    int started = i + 1;
+                    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> callers.size() == started
+                            && (in(callers.get(0), "RedisInputStream") && callers.stream().skip(1).allMatch(t -> in(t, "borrowObject"))));
+                }
+                // Two more queue behind them; when one sender gives up, the oldest of these carries both.
+                outcomes.add(decide(threads, limiter, "carrier", callers));
+                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> callers.size() == 5 && in(callers.get(4), "CallBatcher"));
+                outcomes.add(decide(threads, limiter, "carried", callers));
+                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> callers.size() == 6 && in(callers.get(5), "CallBatcher")
+                        && callers.get(5).getState() == Thread.State.WAITING);
+                callers.get(1).interrupt();
+                // A sender now carries the two queued calls (the interrupted one again, or the oldest
+                // queued caller) and waits for the connection: it is cancelled too.
+                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> carrier(callers) >= 0);
+                int carrier = carrier(callers);
+                callers.get(carrier).interrupt();
+
+                redis.resume();
+                // Each caller's decision source and interrupt status. A batched caller's interrupt is no
+                // cancellation: its call still goes to Redis, and its thread comes back interrupted.
+                List<String> seen = new java.util.ArrayList<>();
+                for (Future<Object[]> f : outcomes) {
+                    Object[] outcome = f.get(10, TimeUnit.SECONDS);
+                    seen.add(outcome[0] + (Boolean.TRUE.equals(outcome[1]) ? " interrupted" : ""));
+                }
+                List<String> expected = new java.util.ArrayList<>(java.util.Collections.nCopies(6, "STORE"));
+                expected.set(1, "STORE interrupted");
+                expected.set(carrier, "STORE interrupted");
+                assertThat(seen).containsExactlyElementsOf(expected);
+                assertNoRedisFailureWasSeen(store, limiter, storeErrors);
+            } finally {
+                threads.shutdownNow();
+            }
+        }
+    }
+
+    /**
+     * Which of the interrupted sender (1) and the oldest queued caller (4) now waits for a pooled
+     * connection, its interrupt status clear (so, for caller 1, a wait begun after its interrupt); -1 if neither yet.
+     */
+    private static int carrier(List<Thread> callers) {
+        for (int i : new int[] {1, 4}) {
+            Thread t = callers.get(i);
+            if (in(t, "borrowObject") && !t.isInterrupted()
+                    && (t.getState() == Thread.State.WAITING || t.getState() == Thread.State.TIMED_WAITING)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** A decision on {@code key} on a thread of {@code threads}: its source and its thread's interrupt status after it. */
+    private static Future<Object[]> decide(ExecutorService threads, RateLimiter limiter, String key, List<Thread> callers) {
+        return threads.submit(() -> {
+            callers.add(Thread.currentThread());
+            Source source = limiter.tryAcquire(key).source();
+            return new Object[] {source, Thread.currentThread().isInterrupted()};
+        });
+    }
+
     private static void assertNoRedisFailureWasSeen(RedisStore store, RateLimiter limiter, List<String> storeErrors) {
         assertThat(storeErrors).as("store errors").isEmpty();
         assertThat(store.health()).isEqualTo(StoreHealth.UP);
@@ -108,7 +188,11 @@ class RedisCancelledCallTest {
     }
 
     private static RedisStore store(RedisServer redis, List<String> storeErrors, int poolSize) {
-        return RedisStore.builder().url(redis.url()).pipelining(false).poolSize(poolSize)
+        return store(redis, storeErrors, poolSize, false);
+    }
+
+    private static RedisStore store(RedisServer redis, List<String> storeErrors, int poolSize, boolean pipelining) {
+        return RedisStore.builder().url(redis.url()).pipelining(pipelining).poolSize(poolSize)
                 .readTimeout(Duration.ofSeconds(10))
                 .circuitBreaker(1, Duration.ofHours(1))
                 .failureMode(FailureMode.FAIL_CLOSED)

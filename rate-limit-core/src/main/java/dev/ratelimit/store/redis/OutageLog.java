@@ -148,7 +148,8 @@ final class OutageLog {
     /**
      * A call failed at {@code now} (the store's clock) with {@code cause}: said if an outage logged is
      * under way and the failure is of another kind than the last said in it (the first such change at
-     * once, later ones at most once a minute, and never while the clock reads earlier than the last).
+     * once, later ones at most once a minute; a clock stepped back before the last does not silence
+     * the next, as in {@link #changed}).
      */
     synchronized void failed(Throwable cause, long now) {
         if (!outageLogged || cause == null) {
@@ -156,7 +157,7 @@ final class OutageLog {
         }
         String kind = kindOf(cause);
         if (kind.equals(lastKind)
-                || changeSaid && (now < lastChangeAt || now - lastChangeAt < QUIET_MICROS)) {
+                || changeSaid && now >= lastChangeAt && now - lastChangeAt < QUIET_MICROS) {
             return;
         }
         lastKind = kind;
@@ -171,9 +172,11 @@ final class OutageLog {
     }
 
     /**
-     * What kind of failure {@code cause} is: its root cause's class, and the Redis error code it
-     * carries, if any ({@code READONLY}, {@code OOM}, {@code WRONGPASS}; from Redis 6.2 a script's
-     * {@code ERR} quotes the code of the call that failed in it: that one).
+     * What kind of failure {@code cause} is: its root cause's class, with the root cause's class of
+     * the first failure suppressed under it if any (Jedis' "Failed to connect" says whether the
+     * connection was refused or timed out only there), and the Redis error code it carries, if any
+     * ({@code READONLY}, {@code OOM}, {@code WRONGPASS}; from Redis 6.2 a script's {@code ERR} quotes
+     * the code of the call that failed in it: that one).
      */
     static String kindOf(Throwable cause) {
         Throwable root = rootOf(cause);
@@ -181,7 +184,8 @@ final class OutageLog {
         Matcher quoted = QUOTED_CODE.matcher(message);
         Matcher leading = LEADING_CODE.matcher(message);
         String code = quoted.find() ? quoted.group(1) : leading.lookingAt() ? leading.group(1) : "";
-        return root.getClass().getSimpleName() + (code.isEmpty() ? "" : " " + code);
+        String suppressed = root.getSuppressed().length == 0 ? "" : "/" + rootOf(root.getSuppressed()[0]).getClass().getSimpleName();
+        return root.getClass().getSimpleName() + suppressed + (code.isEmpty() ? "" : " " + code);
     }
 
     /**

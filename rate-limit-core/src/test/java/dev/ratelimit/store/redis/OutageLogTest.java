@@ -252,6 +252,41 @@ class OutageLogTest {
     }
 
     @Test
+    void aRefusedConnectionAConnectTimeoutAndAnEndOfStreamAreThreeKinds() {
+        // Jedis 8 says why a connection failed only in a suppressed exception, under one class and
+        // message: the log could not tell a Redis restarting (refused) from one unreachable (timed out).
+        RuntimeException refused = connectFailure(new java.net.ConnectException("Connection refused"));
+        RuntimeException connectTimeout = connectFailure(new java.net.SocketTimeoutException("Connect timed out"));
+        RuntimeException endOfStream = new redis.clients.jedis.exceptions.JedisConnectionException("Unexpected end of stream.");
+
+        assertThat(List.of(OutageLog.kindOf(refused), OutageLog.kindOf(connectTimeout), OutageLog.kindOf(endOfStream))).containsExactly(
+                "JedisConnectionException/ConnectException", "JedisConnectionException/SocketTimeoutException", "JedisConnectionException");
+
+        log.changed(UP, DEGRADED, connectTimeout, 0);
+        log.failed(connectTimeout, 1_000_000);
+        log.failed(refused, 2_000_000);
+        assertThat(lines).hasSize(2);
+        assertThat(lines.get(1)).contains("is still failing, now: ").contains("Connection refused");
+    }
+
+    @Test
+    void aClockSteppedBackDoesNotSilenceTheNextChangeOfKind() {
+        long tenHours = 36_000_000_000L;
+        log.changed(UP, DEGRADED, TIMEOUT, tenHours);
+        log.failed(READONLY, tenHours + 1_000_000);
+        log.failed(TIMEOUT, 1_000_000); // the clock stepped back ten hours (NTP, a restored VM)
+
+        assertThat(lines).hasSize(3);
+        assertThat(lines.get(2)).contains("is still failing, now: ").contains("Read timed out");
+    }
+
+    private static RuntimeException connectFailure(Exception why) {
+        RuntimeException jedis = new redis.clients.jedis.exceptions.JedisConnectionException("Failed to connect to 127.0.0.1:1.");
+        jedis.addSuppressed(why);
+        return jedis;
+    }
+
+    @Test
     void aConnectionNeverSetUpIsDescribedAsJedisSaidIt() {
         redis.clients.jedis.exceptions.JedisConnectionException jedis = new redis.clients.jedis.exceptions.JedisConnectionException(
                 "Failed to connect to 127.0.0.1:1.", new java.net.ConnectException("Connection refused"));

@@ -31,14 +31,35 @@ final class ConnectionCheck {
      * users are set up one by one. It needs what every decision needs: the connection, the password,
      * TLS, the right to call the script (loading it where missing) and to use keys under the prefix,
      * and {@code TIME} and {@code GET}. Throws whatever a call throws.
+     *
+     * <p>Then it asks each node it checked for {@code INFO memory}, where the user may run it (the
+     * README's least ACL user may not: it is not needed), and returns what each node that may evict
+     * the store's keys said: a {@code maxmemory} with a {@code maxmemory-policy} other than
+     * {@code noeviction}. Redis evicts keys with a TTL under every such policy, and every key of the
+     * store has one.
+     *
+     * @return one line per node that may evict the store's keys ("maxmemory ... with maxmemory-policy
+     *         ...", with the node's address on a Cluster); empty when none may, or none would say
      */
-    static void run(RedisStore.Settings settings) {
+    static List<String> run(RedisStore.Settings settings) {
         ScriptLimit check = new ScriptLimit(settings.keyPrefix(), CHECK, settings.library());
         UnifiedJedis redis = settings.connections().client();
-        for (String client : checkClients(settings, check)) {
+        List<String> clients = checkClients(settings, check);
+        for (String client : clients) {
             String now = settings.timeFromClock() ? Long.toString(settings.clock().nowMicros()) : ScriptLimit.REDIS_TIME;
             check.script().run(settings.calls(), redis, check.keys(client), check.args(now, 2, settings.ttlSlackMillis()));
         }
+        boolean cluster = !settings.connections().masters().isEmpty();
+        List<String> evicting = new ArrayList<>();
+        for (String client : clients) {
+            String key = check.keys(client).get(0);
+            String memory = EvictionPolicy.of(redis, key);
+            if (memory != null) {
+                HostAndPort node = cluster ? settings.connections().nodeOf(key) : null;
+                evicting.add((node == null ? "" : "node " + node + ": ") + memory);
+            }
+        }
+        return evicting;
     }
 
     /** Hashed client ids for {@link #run}: one whose keys each Cluster master owns, else one. */

@@ -18,6 +18,7 @@ import redis.clients.jedis.UnifiedJedis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
@@ -113,6 +114,11 @@ public final class RedisStore implements RateLimitStore {
      * sentinel or seed node it must ask first); a first check may make three, as a first decision
      * does, to load the decision code or fall back to scripts.
      *
+     * <p>A check that passes then asks Redis for {@code INFO memory} (where the user may: the least ACL
+     * user need not) and logs a warning if Redis may evict the store's keys when it is full (a
+     * {@code maxmemory} with a {@code maxmemory-policy} other than {@code noeviction}): a client whose
+     * key is evicted gets its whole quota back.
+     *
      * <p>A failed check makes {@link #health()} {@link StoreHealth#DEGRADED} (the listener is told; the
      * store does not log it, the exception is yours to log, but logs the outage's end) until a call or a
      * check succeeds, so that a readiness probe sees it before the first decision does. It opens no
@@ -124,8 +130,9 @@ public final class RedisStore implements RateLimitStore {
      *         (never its password) and why
      */
     public void checkConnection() {
+        List<String> evicting;
         try {
-            ConnectionCheck.run(settings);
+            evicting = ConnectionCheck.run(settings);
         } catch (RuntimeException e) {
             if (!settings.connections().isClosed() && !CallFailure.isCancellation(e)) {
                 settings.breakers().onCheck(new OutageLog.CheckFailed(e));
@@ -134,6 +141,11 @@ public final class RedisStore implements RateLimitStore {
                     + CheckFailure.why(e, settings.keyPrefix(), description.startsWith("rediss")), e);
         }
         settings.breakers().onCheck(null);
+        for (String memory : evicting) {
+            LOG.warn("Redis store {} may evict its keys ({}): when Redis is full it evicts keys, and a client whose key "
+                    + "is evicted gets its whole quota back; give the rate limiter a Redis with maxmemory-policy noeviction "
+                    + "(README: \"Redis memory and eviction\")", description, memory);
+        }
     }
 
     /**

@@ -16,9 +16,13 @@ import java.util.regex.Pattern;
  * outages in 2.5 s of failover, two lines each, before a cluster the store creates had one breaker
  * per master). So an outage that starts within
  * {@link #QUIET_MICROS} of the last one logged is not logged, nor its end; the next outage logged
- * says how many were left out. The circuit breaker opening is always logged (it changes every
- * decision for a whole open period), with the cause if the outage's start was left out, and then
- * the end of that outage too; such an outage is not counted as left out.
+ * says how many were left out. The circuit breaker opening is logged (it changes every decision for
+ * a whole open period), with the cause if the outage's start was left out, and then the end of that
+ * outage too; such an outage is not counted as left out. Only when the outage's start was left out
+ * and {@value #MAX_OPENINGS_LOGGED} openings were logged already in the minute since the first of
+ * them is the opening left out too, with its end, and counted: a Redis at its {@code maxmemory}
+ * under {@code noeviction} answers some calls and refuses others, and its breaker opened and closed
+ * about once a second, two lines each (76 a minute in a trial), for as long as Redis stayed full.
  *
  * <p>While an outage that was logged goes on, a failure of another kind than the one last said (a
  * timeout, then a replica's READONLY; a refused connection, then WRONGPASS) is said too: the first
@@ -32,6 +36,8 @@ import java.util.regex.Pattern;
 final class OutageLog {
     /** A minute: at most one "is failing" line per minute per store. */
     static final long QUIET_MICROS = 60_000_000L;
+    /** Breaker openings logged at most in the minute from the first of them, unless their outages' starts were logged. */
+    static final int MAX_OPENINGS_LOGGED = 5;
     /** The longest line {@link #describe} makes. */
     static final int MAX_LINE = 300;
     /** A Redis error code quoted in a script's error (Redis 6.2: "... @user_script: 153: -READONLY You ..."). */
@@ -79,6 +85,11 @@ final class OutageLog {
     /** The outage under way was started by a failed connection check, whose caller logged it, not this log. */
     private boolean startLeftToCaller;
     private int unlogged;
+    /** Of the {@link #unlogged} outages, how many opened the circuit breaker. */
+    private int unloggedOpenings;
+    /** When the minute of {@link #openingsLogged} began. */
+    private long openingsSince;
+    private int openingsLogged;
     private boolean usedAfterCloseLogged;
     /** The kind of failure ({@link #kindOf}) last said in the outage logged and under way; null when none is. */
     private String lastKind;
@@ -123,10 +134,21 @@ final class OutageLog {
             lastLoggedStart = now;
             outageLogged = true;
             lines.warn("Redis store " + description + " is failing; deciding by failure mode " + mode + " until it recovers: "
-                    + describe(cause) + (unlogged == 0 ? "" : " (" + unlogged + " brief outages since the last one logged)"));
+                    + describe(cause) + (unlogged == 0 ? "" : " (" + unlogged + " brief outages since the last one logged"
+                    + (unloggedOpenings == 0 ? "" : ", " + unloggedOpenings + " of them with the circuit breaker open") + ")"));
             unlogged = 0;
+            unloggedOpenings = 0;
             saidKind(cause);
         } else if (current == StoreHealth.CIRCUIT_OPEN) {
+            if (openingsLogged == 0 || now < openingsSince || now - openingsSince >= QUIET_MICROS) {
+                openingsSince = now; // a new minute (or a clock stepped back: it does not silence the openings)
+                openingsLogged = 0;
+            }
+            if (!outageLogged && openingsLogged >= MAX_OPENINGS_LOGGED) {
+                unloggedOpenings++; // a breaker opening and closing again and again: left out with the outage, and counted
+                return;
+            }
+            openingsLogged++;
             // An outage whose start was left out is logged after all: not counted as left out, and its cause said here.
             // So is the cause of one whose start a failed connection check left to its caller.
             String why = outageLogged && !startLeftToCaller ? "" : ": " + describe(cause);

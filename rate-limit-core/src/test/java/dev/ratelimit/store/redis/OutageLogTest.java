@@ -109,6 +109,52 @@ class OutageLogTest {
     }
 
     @Test
+    void aBreakerThatKeepsOpeningAndClosingIsLoggedAtMostFiveTimesAMinuteWithACount() {
+        // From a trial: a Redis at its maxmemory under noeviction answered some calls and refused others
+        // (OOM); the breaker opened and closed every 1.3 s, and each cycle logged two lines, 76 a minute.
+        for (int i = 0; i < 100; i++) {
+            long t = i * 1_300_000L;
+            log.changed(UP, DEGRADED, DOWN, t);
+            log.changed(DEGRADED, CIRCUIT_OPEN, DOWN, t + 200_000);
+            log.changed(CIRCUIT_OPEN, UP, null, t + 1_200_000);
+        }
+
+        // Cycle 0's outage is logged, then the openings of cycles 1-4 with their ends; cycles 5-46 are left
+        // out; cycle 47 (61.1 s) starts the next minute, and cycle 94 (122.2 s) the one after: 11 lines a minute.
+        List<String> minute = new ArrayList<>(List.of(OPEN, RECOVERED));
+        for (int i = 1; i < OutageLog.MAX_OPENINGS_LOGGED; i++) {
+            minute.addAll(List.of(OPEN + ": IllegalStateException: down", RECOVERED));
+        }
+        String count = " (42 brief outages since the last one logged, 42 of them with the circuit breaker open)";
+        List<String> expected = new ArrayList<>();
+        expected.add(FAILING);
+        expected.addAll(minute);
+        expected.add(FAILING + count);
+        expected.addAll(minute);
+        expected.add(FAILING + count);
+        expected.addAll(minute); // cycles 94-98; cycle 99 is left out
+        assertThat(lines).containsExactlyElementsOf(expected);
+    }
+
+    @Test
+    void aClockSteppedBackDoesNotSilenceTheNextBreakerOpening() {
+        long tenHours = 36_000_000_000L;
+        for (int i = 0; i < OutageLog.MAX_OPENINGS_LOGGED; i++) {
+            long t = tenHours + i * 2_000_000L;
+            log.changed(UP, DEGRADED, DOWN, t);
+            log.changed(DEGRADED, CIRCUIT_OPEN, DOWN, t + 10);
+            log.changed(CIRCUIT_OPEN, UP, null, t + 1_000_000);
+        }
+        log.changed(UP, DEGRADED, DOWN, tenHours + 20_000_000);      // left out: within the minute
+        log.changed(DEGRADED, CIRCUIT_OPEN, DOWN, tenHours + 20_000_010); // the sixth in the minute: left out
+        log.changed(CIRCUIT_OPEN, UP, null, tenHours + 21_000_000);
+        log.changed(UP, DEGRADED, DOWN, tenHours + 22_000_000);      // left out
+        log.changed(DEGRADED, CIRCUIT_OPEN, DOWN, 1_000);            // the clock stepped back ten hours
+
+        assertThat(lines).hasSize(1 + 2 * OutageLog.MAX_OPENINGS_LOGGED + 1).endsWith(OPEN + ": IllegalStateException: down");
+    }
+
+    @Test
     void anOutageInTheSameMicrosecondAsTheLastOneLoggedIsQuiet() {
         long t0 = 1_000_000_000_000L;
         log.changed(UP, DEGRADED, DOWN, t0);

@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 
 /**
@@ -41,9 +42,10 @@ import java.util.function.Predicate;
  * socket. So a sender on a virtual thread sends its batch from a virtual thread of its own, which
  * nobody interrupts, and waits for it: interrupting one caller (a cancelled task) must not break
  * the pooled connection that carries other callers' calls, fail them, or have them sent again. A
- * sender on a platform thread interrupted while it waits for a pooled connection has sent nothing:
- * it puts the calls back in the queue and goes on. To a batched caller, an interrupt is never a
- * cancellation: its call is decided, and its interrupt status is restored when it returns.
+ * sender interrupted while it waits for a pooled connection has sent nothing: it puts the calls back
+ * in the queue and goes on. To a batched caller, an interrupt is never a cancellation: its call is
+ * decided, and its interrupt status is restored when it returns (unless the interrupt was the
+ * store's, closing its pool).
  */
 final class CallBatcher {
     /**
@@ -78,17 +80,20 @@ final class CallBatcher {
 
     private final boolean enabled;
     private final Predicate<UnifiedJedis> batchable;
+    private final BooleanSupplier storeClosed;
     private final ConcurrentLinkedQueue<Call> queue = new ConcurrentLinkedQueue<>();
     private final AtomicInteger senders = new AtomicInteger();
 
-    CallBatcher(boolean enabled) {
-        this(enabled, CallBatcher::talksToOneServer);
+    /** @param storeClosed whether the store was closed (its pool interrupts the threads waiting for a connection) */
+    CallBatcher(boolean enabled, BooleanSupplier storeClosed) {
+        this(enabled, CallBatcher::talksToOneServer, storeClosed);
     }
 
     /** @param batchable whether calls through a client may be batched (tests batch through a fake client) */
-    CallBatcher(boolean enabled, Predicate<UnifiedJedis> batchable) {
+    CallBatcher(boolean enabled, Predicate<UnifiedJedis> batchable, BooleanSupplier storeClosed) {
         this.enabled = enabled;
         this.batchable = batchable;
+        this.storeClosed = storeClosed;
     }
 
     /** EVALSHA {@code sha1} with {@code keys} and {@code args}, in a batch when that is possible. */
@@ -186,8 +191,9 @@ final class CallBatcher {
      * Sends the queued calls (up to {@link #MAX_BATCH}) as one pipeline and completes each.
      *
      * @param owner the thread whose call made it a sender: a non-linkage {@link Error} is its call's own
-     * @return whether this thread's interrupt ended its wait for a connection (the calls were put back
-     *         in the queue; the caller restores its interrupt status when its call is done)
+     * @return whether this thread's interrupt ended its wait for a connection while the store was open
+     *         (the calls were put back in the queue; the caller restores its interrupt status when its
+     *         call is done)
      */
     private boolean send(UnifiedJedis redis, Thread owner) {
         List<Call> batch = new ArrayList<>(Math.min(MAX_BATCH, 16));
@@ -203,19 +209,23 @@ final class CallBatcher {
             try {
                 pipeline = redis.pipelined();
             } catch (RuntimeException noConnection) {
-                if (owner != Thread.currentThread() || !CallFailure.isCancellation(noConnection)) {
+                if (!CallFailure.isCancellation(noConnection)) {
                     throw noConnection;
                 }
-                // This thread was interrupted while it waited for a pooled connection: nothing was
-                // sent. Its interrupt must not fail the calls of others (nor leave their threads
-                // interrupted), and to a batched caller an interrupt is no cancellation: every call
-                // goes back to the queue, and the caller restores its interrupt once its call is done.
+                // This thread was interrupted while it waited for a pooled connection: nothing was sent.
+                // Its interrupt must not fail the calls of others (nor leave their threads interrupted),
+                // and to a batched caller an interrupt is no cancellation: every call goes back to the
+                // queue, and the caller restores its interrupt once its call is done. The interrupt may
+                // also be the pool's, closing: the store's close() (then the calls fail at their next
+                // send, and no caller is left interrupted), or Jedis replacing a Sentinel client's pool
+                // at a failover (then they go on the new one). That is the only interrupt a virtual
+                // thread sending for a virtual caller (sendShielded) ever meets.
                 for (Call c : batch) {
                     c.taken = false;
                     queue.offer(c);
                 }
                 batch.clear();
-                return true;
+                return owner == Thread.currentThread() && !storeClosed.getAsBoolean();
             }
             send(pipeline, batch);
         } catch (RuntimeException | Error batchFailed) {

@@ -123,9 +123,7 @@ final class OutageLog {
             startLeftToCaller = true;
             saidKind(cause);
         } else if (previous == StoreHealth.UP) {
-            // Quiet only while the clock stands within a minute after the last start logged: one stepped
-            // back (NTP, a restored VM) would otherwise silence every outage until it caught up.
-            if (anyLogged && now >= lastLoggedStart && now - lastLoggedStart < QUIET_MICROS) {
+            if (anyLogged && withinAMinute(now, lastLoggedStart)) {
                 outageLogged = false;
                 unlogged++;
                 return;
@@ -140,8 +138,8 @@ final class OutageLog {
             unloggedOpenings = 0;
             saidKind(cause);
         } else if (current == StoreHealth.CIRCUIT_OPEN) {
-            if (openingsLogged == 0 || now < openingsSince || now - openingsSince >= QUIET_MICROS) {
-                openingsSince = now; // a new minute (or a clock stepped back: it does not silence the openings)
+            if (openingsLogged == 0 || !withinAMinute(now, openingsSince)) {
+                openingsSince = now;
                 openingsLogged = 0;
             }
             if (!outageLogged && openingsLogged >= MAX_OPENINGS_LOGGED) {
@@ -170,7 +168,7 @@ final class OutageLog {
     /**
      * A call failed at {@code now} (the store's clock) with {@code cause}: said if an outage logged is
      * under way and the failure is of another kind than the last said in it (the first such change at
-     * once, later ones at most once a minute; a clock stepped back before the last does not silence
+     * once, later ones at most once a minute; a clock stepped back a minute or more does not silence
      * the next, as in {@link #changed}).
      */
     synchronized void failed(Throwable cause, long now) {
@@ -179,7 +177,7 @@ final class OutageLog {
         }
         String kind = kindOf(cause);
         if (kind.equals(lastKind)
-                || changeSaid && now >= lastChangeAt && now - lastChangeAt < QUIET_MICROS) {
+                || changeSaid && withinAMinute(now, lastChangeAt)) {
             return;
         }
         lastKind = kind;
@@ -188,15 +186,26 @@ final class OutageLog {
         lines.warn("Redis store " + description + " is still failing, now: " + describe(cause));
     }
 
+    /**
+     * Whether {@code now} is less than a minute from {@code then}, either way. Either way: callers read
+     * the clock before they report (a failing call's time is read before the breakers are told), so
+     * a reading a little earlier than the last is a racing caller's. Only one a minute or more earlier
+     * is a clock stepped back (NTP, a restored VM), which must not silence the log until it catches up.
+     */
+    private static boolean withinAMinute(long now, long then) {
+        return Math.abs(now - then) < QUIET_MICROS;
+    }
+
     private void saidKind(Throwable cause) {
         lastKind = cause == null ? null : kindOf(cause);
         changeSaid = false;
     }
 
     /**
-     * What kind of failure {@code cause} is: its root cause's class, with the root cause's class of
-     * the first failure suppressed under it if any (Jedis' "Failed to connect" says whether the
-     * connection was refused or timed out only there), and the Redis error code it carries, if any
+     * What kind of failure {@code cause} is: its root cause's class, with, for Jedis' "Failed to
+     * connect ...", the root cause's class of the first failure suppressed under it (only that says
+     * whether the connection was refused or timed out; other suppressed failures are not the cause,
+     * such as the one a broken pipeline's close adds), and the Redis error code it carries, if any
      * ({@code READONLY}, {@code OOM}, {@code WRONGPASS}; from Redis 6.2 a script's {@code ERR} quotes
      * the code of the call that failed in it: that one).
      */
@@ -206,7 +215,8 @@ final class OutageLog {
         Matcher quoted = QUOTED_CODE.matcher(message);
         Matcher leading = LEADING_CODE.matcher(message);
         String code = quoted.find() ? quoted.group(1) : leading.lookingAt() ? leading.group(1) : "";
-        String suppressed = root.getSuppressed().length == 0 ? "" : "/" + rootOf(root.getSuppressed()[0]).getClass().getSimpleName();
+        String suppressed = root.getSuppressed().length == 0 || !message.startsWith("Failed to connect") ? ""
+                : "/" + rootOf(root.getSuppressed()[0]).getClass().getSimpleName();
         return root.getClass().getSimpleName() + suppressed + (code.isEmpty() ? "" : " " + code);
     }
 

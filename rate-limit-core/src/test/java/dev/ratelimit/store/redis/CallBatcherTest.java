@@ -43,7 +43,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 class CallBatcherTest {
     private static final List<Long> REPLY = List.of(0L, 0L, 9L, 100L, 0L);
     private final HeldRedis redis = new HeldRedis();
-    private final CallBatcher batcher = new CallBatcher(true, client -> true);
+    private final CallBatcher batcher = new CallBatcher(true, client -> true, () -> false);
     private final ExecutorService threads = Executors.newCachedThreadPool();
     private final List<Thread> callers = new CopyOnWriteArrayList<>();
 
@@ -166,7 +166,7 @@ class CallBatcherTest {
     @Test
     void switchedOffOrOnAClientNotKnownToTalkToOneServerEachCallGoesOnItsOwn() {
         redis.answerAtOnce = true; // a call batched by mistake gets its answer (and shows in pipelines) rather than hanging
-        for (CallBatcher unbatched : List.of(new CallBatcher(false, client -> true), new CallBatcher(true))) {
+        for (CallBatcher unbatched : List.of(new CallBatcher(false, client -> true, () -> false), new CallBatcher(true, () -> false))) {
             assertThat(unbatched.fcall(redis, "decide", List.of("k"), List.of("time", "1"))).isEqualTo(REPLY);
             assertThat(unbatched.evalsha(redis, "0123456789abcdef0123456789abcdef01234567", List.of("k"), List.of("time", "1")))
                     .isEqualTo(REPLY);
@@ -270,6 +270,30 @@ class CallBatcherTest {
     }
 
     @Test
+    @Tag("virtual-threads")
+    @EnabledForJreRange(min = JRE.JAVA_21, disabledReason = "virtual threads need Java 21+: run with -DvirtualThreadsJvm=<a Java 21+ java> (as .ci/run does)")
+    void aVirtualCallersSendingThreadInterruptedByAPoolClosingSendsItsCallsAgain() throws Exception {
+        // A virtual caller's batch goes from a sending thread nobody interrupts, but a pool closing
+        // interrupts the threads waiting for its connections: Jedis replaces a Sentinel client's pool
+        // at a failover and closes the old one. Nothing was sent: the calls go on the new pool rather
+        // than fail (from a review: they failed, each decided by the failure mode, each caller interrupted).
+        redis.answerAtOnce = true;
+        redis.borrowFailures.add(new JedisException("Could not get a resource from the pool", new InterruptedException()));
+        ExecutorService virtualThreads = (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+        try {
+            Object[] outcome = virtualThreads.submit(() -> {
+                Object reply = batcher.fcall(redis, "decide", List.of("k"), List.of("time", "1"));
+                return new Object[] {reply, Thread.currentThread().isInterrupted()};
+            }).get(10, TimeUnit.SECONDS);
+            assertThat(outcome[0]).isEqualTo(REPLY);
+            assertThat(outcome[1]).as("interrupt status").isEqualTo(false);
+            assertThat(redis.pipelines).as("sent once, on the second connection asked for").hasSize(1);
+        } finally {
+            virtualThreads.shutdownNow();
+        }
+    }
+
+    @Test
     void aTimedOutBatchFailsTheCallsQueuedMeanwhileWithoutSendingThem() throws Exception {
         JedisConnectionException timeout = new JedisConnectionException(new SocketTimeoutException("Read timed out"));
         redis.failWith = timeout;
@@ -360,6 +384,8 @@ class CallBatcherTest {
         volatile boolean answerAtOnce;
         /** Whether a pipeline fails when its thread is interrupted during sync, as a virtual thread's socket does. */
         volatile boolean closesOnInterrupt;
+        /** Failures of the next requests for a pipeline (its pooled connection), one each, before any is made. */
+        final java.util.Queue<RuntimeException> borrowFailures = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
         HeldRedis() {
             super(new ConnectionProvider() {
@@ -381,6 +407,10 @@ class CallBatcherTest {
 
         @Override
         public AbstractPipeline pipelined() {
+            RuntimeException noConnection = borrowFailures.poll();
+            if (noConnection != null) {
+                throw noConnection;
+            }
             HeldPipeline p = new HeldPipeline(failWith, closesOnInterrupt);
             if (answerAtOnce) {
                 p.release.countDown();

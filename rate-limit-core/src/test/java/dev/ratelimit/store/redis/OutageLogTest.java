@@ -326,6 +326,31 @@ class OutageLogTest {
         assertThat(lines.get(2)).contains("is still failing, now: ").contains("Read timed out");
     }
 
+    @Test
+    void callersReportingInAnotherOrderThanTheyReadTheClockSayOneChangeOfKindAMinute() {
+        // A failing call's time is read before the breakers are told, so callers reach the log out of
+        // clock order: a reading a little earlier than the last change is not a clock stepped back.
+        RuntimeException refused = connectFailure(new java.net.ConnectException("Connection refused"));
+        RuntimeException reset = new redis.clients.jedis.exceptions.JedisConnectionException(new java.net.SocketException("Connection reset"));
+        log.changed(UP, DEGRADED, reset, 1_000);
+        log.failed(refused, 2_003);
+        log.failed(reset, 2_002);
+        log.failed(refused, 2_001);
+        log.failed(reset, 2_000);
+
+        assertThat(lines).hasSize(2);
+    }
+
+    @Test
+    void aFailureSuppressedUnderAnEndOfStreamIsNotPartOfItsKind() {
+        // Closing a pipeline whose connection broke syncs it again, and try-with-resources adds that
+        // second failure under the first: the same end of stream, batched or not, is one kind.
+        RuntimeException batched = new redis.clients.jedis.exceptions.JedisConnectionException("Unexpected end of stream.");
+        batched.addSuppressed(new redis.clients.jedis.exceptions.JedisConnectionException("Attempting to write to a broken connection"));
+
+        assertThat(OutageLog.kindOf(batched)).isEqualTo("JedisConnectionException");
+    }
+
     private static RuntimeException connectFailure(Exception why) {
         RuntimeException jedis = new redis.clients.jedis.exceptions.JedisConnectionException("Failed to connect to 127.0.0.1:1.");
         jedis.addSuppressed(why);

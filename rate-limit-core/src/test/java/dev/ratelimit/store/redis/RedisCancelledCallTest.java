@@ -14,6 +14,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.Arrays;
@@ -150,6 +152,38 @@ class RedisCancelledCallTest {
                 expected.set(carrier, "STORE interrupted");
                 assertThat(seen).containsExactlyElementsOf(expected);
                 assertNoRedisFailureWasSeen(store, limiter, storeErrors);
+            } finally {
+                threads.shutdownNow();
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "pipelining {0}")
+    @ValueSource(booleans = {false, true})
+    void aCallerWaitingForAPooledConnectionWhenTheStoreClosesIsNotLeftInterrupted(boolean pipelining) throws Exception {
+        // Closing the store closes its pool, and commons-pool2 interrupts the threads waiting to borrow
+        // from it: nobody cancelled them. (From a review: a batch sender restored that interrupt.)
+        List<String> storeErrors = new CopyOnWriteArrayList<>();
+        try (RedisServer redis = RedisServer.start();
+             RedisStore store = store(redis, storeErrors, 1, pipelining)) {
+            RateLimiter limiter = store.limiter(LIMIT);
+            assertThat(limiter.tryAcquire("warm-up").source()).isEqualTo(Source.STORE);
+            ExecutorService threads = Executors.newCachedThreadPool();
+            try {
+                redis.pause();
+                List<Thread> callers = new CopyOnWriteArrayList<>();
+                Future<Object[]> holder = decide(threads, limiter, "holder", callers);
+                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> callers.size() == 1 && in(callers.get(0), "RedisInputStream"));
+                Future<Object[]> waiter = decide(threads, limiter, "waiter", callers);
+                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> callers.size() == 2 && in(callers.get(1), "borrowObject")
+                        && callers.get(1).getState() == Thread.State.TIMED_WAITING);
+
+                store.close();
+
+                Object[] outcome = waiter.get(10, TimeUnit.SECONDS);
+                assertThat(outcome[0] + (Boolean.TRUE.equals(outcome[1]) ? " interrupted" : "")).isEqualTo("FAIL_CLOSED");
+                redis.resume();
+                holder.get(10, TimeUnit.SECONDS);
             } finally {
                 threads.shutdownNow();
             }

@@ -18,7 +18,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -70,36 +72,26 @@ class RedisCancelledCallTest {
 
     @Test
     void aThreadInterruptedWhileItWaitsForAPooledConnectionIsNoRedisFailure() throws Exception {
-        List<String> storeErrors = new CopyOnWriteArrayList<>();
-        try (RedisServer redis = RedisServer.start();
-             RedisStore store = store(redis, storeErrors, 1)) {
-            RateLimiter limiter = store.limiter(LIMIT);
-            assertThat(limiter.tryAcquire("warm-up").source()).isEqualTo(Source.STORE);
-            ExecutorService threads = Executors.newFixedThreadPool(2);
-            try {
-                redis.pause();
-                List<Thread> holder = new CopyOnWriteArrayList<>();
-                List<Thread> waiter = new CopyOnWriteArrayList<>();
-                Future<Decision> held = threads.submit(() -> {
-                    holder.add(Thread.currentThread());
-                    return limiter.tryAcquire("a");
-                });
-                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> holder.size() == 1 && in(holder.get(0), "RedisInputStream"));
-                Future<Boolean> interruptKept = threads.submit(() -> {
-                    waiter.add(Thread.currentThread());
-                    limiter.tryAcquire("b");
-                    return Thread.currentThread().isInterrupted();
-                });
-                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> waiter.size() == 1 && in(waiter.get(0), "borrowObject"));
-                waiter.get(0).interrupt();
-                assertThat(interruptKept.get(10, TimeUnit.SECONDS)).as("interrupt status kept").isTrue();
-                redis.resume();
-                assertThat(held.get(10, TimeUnit.SECONDS).source()).isEqualTo(Source.STORE);
-                assertNoRedisFailureWasSeen(store, limiter, storeErrors);
-            } finally {
-                threads.shutdownNow();
-            }
-        }
+        onAPausedRedis(false, (redis, store, limiter, threads, storeErrors) -> {
+            List<Thread> holder = new CopyOnWriteArrayList<>();
+            List<Thread> waiter = new CopyOnWriteArrayList<>();
+            Future<Decision> held = threads.submit(() -> {
+                holder.add(Thread.currentThread());
+                return limiter.tryAcquire("a");
+            });
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> holder.size() == 1 && in(holder.get(0), "RedisInputStream"));
+            Future<Boolean> interruptKept = threads.submit(() -> {
+                waiter.add(Thread.currentThread());
+                limiter.tryAcquire("b");
+                return Thread.currentThread().isInterrupted();
+            });
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> waiter.size() == 1 && in(waiter.get(0), "borrowObject"));
+            waiter.get(0).interrupt();
+            assertThat(interruptKept.get(10, TimeUnit.SECONDS)).as("interrupt status kept").isTrue();
+            redis.resume();
+            assertThat(held.get(10, TimeUnit.SECONDS).source()).isEqualTo(Source.STORE);
+            assertNoRedisFailureWasSeen(store, limiter, storeErrors);
+        });
     }
 
     @Test
@@ -108,54 +100,44 @@ class RedisCancelledCallTest {
         // carries it. That sender's wait for a pooled connection can be interrupted (its own task
         // cancelled). Before, its interrupt failed every call it carried: each went to the failure mode
         // (here FAIL_CLOSED) and each caller's thread was left interrupted by another thread's cancellation.
-        List<String> storeErrors = new CopyOnWriteArrayList<>();
-        try (RedisServer redis = RedisServer.start();
-             RedisStore store = store(redis, storeErrors, 1, true)) {
-            RateLimiter limiter = store.limiter(LIMIT);
-            assertThat(limiter.tryAcquire("warm-up").source()).isEqualTo(Source.STORE);
-            ExecutorService threads = Executors.newCachedThreadPool();
-            try {
-                redis.pause();
-                List<Thread> callers = new CopyOnWriteArrayList<>();
-                List<Future<Object[]>> outcomes = new java.util.ArrayList<>();
-                // The first caller's call holds the only connection; the next three send on their own
-                // and wait for it: every sender is busy.
-                for (int i = 0; i < CallBatcher.MAX_SENDERS; i++) {
-                    outcomes.add(decide(threads, limiter, "busy-" + i, callers));
-                    int started = i + 1;
-                    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> callers.size() == started
-                            && (in(callers.get(0), "RedisInputStream") && callers.stream().skip(1).allMatch(t -> in(t, "borrowObject"))));
-                }
-                // Two more queue behind them; when one sender gives up, the oldest of these carries both.
-                outcomes.add(decide(threads, limiter, "carrier", callers));
-                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> callers.size() == 5 && in(callers.get(4), "CallBatcher"));
-                outcomes.add(decide(threads, limiter, "carried", callers));
-                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> callers.size() == 6 && in(callers.get(5), "CallBatcher")
-                        && callers.get(5).getState() == Thread.State.WAITING);
-                callers.get(1).interrupt();
-                // A sender now carries the two queued calls (the interrupted one again, or the oldest
-                // queued caller) and waits for the connection: it is cancelled too.
-                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> carrier(callers) >= 0);
-                int carrier = carrier(callers);
-                callers.get(carrier).interrupt();
-
-                redis.resume();
-                // Each caller's decision source and interrupt status. A batched caller's interrupt is no
-                // cancellation: its call still goes to Redis, and its thread comes back interrupted.
-                List<String> seen = new java.util.ArrayList<>();
-                for (Future<Object[]> f : outcomes) {
-                    Object[] outcome = f.get(10, TimeUnit.SECONDS);
-                    seen.add(outcome[0] + (Boolean.TRUE.equals(outcome[1]) ? " interrupted" : ""));
-                }
-                List<String> expected = new java.util.ArrayList<>(java.util.Collections.nCopies(6, "STORE"));
-                expected.set(1, "STORE interrupted");
-                expected.set(carrier, "STORE interrupted");
-                assertThat(seen).containsExactlyElementsOf(expected);
-                assertNoRedisFailureWasSeen(store, limiter, storeErrors);
-            } finally {
-                threads.shutdownNow();
+        onAPausedRedis(true, (redis, store, limiter, threads, storeErrors) -> {
+            List<Thread> callers = new CopyOnWriteArrayList<>();
+            List<Future<Object[]>> outcomes = new ArrayList<>();
+            // The first caller's call holds the only connection; the next three send on their own
+            // and wait for it: every sender is busy.
+            for (int i = 0; i < CallBatcher.MAX_SENDERS; i++) {
+                outcomes.add(decide(threads, limiter, "busy-" + i, callers));
+                int started = i + 1;
+                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> callers.size() == started
+                        && (in(callers.get(0), "RedisInputStream") && callers.stream().skip(1).allMatch(t -> in(t, "borrowObject"))));
             }
-        }
+            // Two more queue behind them; when one sender gives up, the oldest of these carries both.
+            outcomes.add(decide(threads, limiter, "carrier", callers));
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> callers.size() == 5 && in(callers.get(4), "CallBatcher"));
+            outcomes.add(decide(threads, limiter, "carried", callers));
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> callers.size() == 6 && in(callers.get(5), "CallBatcher")
+                    && callers.get(5).getState() == Thread.State.WAITING);
+            callers.get(1).interrupt();
+            // A sender now carries the two queued calls (the interrupted one again, or the oldest
+            // queued caller) and waits for the connection: it is cancelled too.
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> carrier(callers) >= 0);
+            int carrier = carrier(callers);
+            callers.get(carrier).interrupt();
+
+            redis.resume();
+            // Each caller's decision source and interrupt status. A batched caller's interrupt is no
+            // cancellation: its call still goes to Redis, and its thread comes back interrupted.
+            List<String> seen = new ArrayList<>();
+            for (Future<Object[]> f : outcomes) {
+                Object[] outcome = f.get(10, TimeUnit.SECONDS);
+                seen.add(outcome[0] + (Boolean.TRUE.equals(outcome[1]) ? " interrupted" : ""));
+            }
+            List<String> expected = new ArrayList<>(Collections.nCopies(6, "STORE"));
+            expected.set(1, "STORE interrupted");
+            expected.set(carrier, "STORE interrupted");
+            assertThat(seen).containsExactlyElementsOf(expected);
+            assertNoRedisFailureWasSeen(store, limiter, storeErrors);
+        });
     }
 
     @ParameterizedTest(name = "pipelining {0}")
@@ -163,6 +145,34 @@ class RedisCancelledCallTest {
     void aCallerWaitingForAPooledConnectionWhenTheStoreClosesIsNotLeftInterrupted(boolean pipelining) throws Exception {
         // Closing the store closes its pool, and commons-pool2 interrupts the threads waiting to borrow
         // from it: nobody cancelled them. (From a review: a batch sender restored that interrupt.)
+        onAPausedRedis(pipelining, (redis, store, limiter, threads, storeErrors) -> {
+            List<Thread> callers = new CopyOnWriteArrayList<>();
+            Future<Object[]> holder = decide(threads, limiter, "holder", callers);
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> callers.size() == 1 && in(callers.get(0), "RedisInputStream"));
+            Future<Object[]> waiter = decide(threads, limiter, "waiter", callers);
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> callers.size() == 2 && in(callers.get(1), "borrowObject")
+                    && callers.get(1).getState() == Thread.State.TIMED_WAITING);
+
+            store.close();
+
+            Object[] outcome = waiter.get(10, TimeUnit.SECONDS);
+            assertThat(outcome[0] + (Boolean.TRUE.equals(outcome[1]) ? " interrupted" : "")).isEqualTo("FAIL_CLOSED");
+            redis.resume();
+            holder.get(10, TimeUnit.SECONDS);
+        });
+    }
+
+    /** What a test does on a Redis that stopped answering, through a store of one pooled connection. */
+    private interface Scenario {
+        void run(RedisServer redis, RedisStore store, RateLimiter limiter, ExecutorService threads, List<String> storeErrors)
+                throws Exception;
+    }
+
+    /**
+     * Runs {@code scenario} with a store of one pooled connection (a failure mode of FAIL_CLOSED, a
+     * breaker that opens at the first failure, for an hour) that decided once, on a Redis then paused.
+     */
+    private static void onAPausedRedis(boolean pipelining, Scenario scenario) throws Exception {
         List<String> storeErrors = new CopyOnWriteArrayList<>();
         try (RedisServer redis = RedisServer.start();
              RedisStore store = store(redis, storeErrors, 1, pipelining)) {
@@ -171,19 +181,7 @@ class RedisCancelledCallTest {
             ExecutorService threads = Executors.newCachedThreadPool();
             try {
                 redis.pause();
-                List<Thread> callers = new CopyOnWriteArrayList<>();
-                Future<Object[]> holder = decide(threads, limiter, "holder", callers);
-                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> callers.size() == 1 && in(callers.get(0), "RedisInputStream"));
-                Future<Object[]> waiter = decide(threads, limiter, "waiter", callers);
-                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> callers.size() == 2 && in(callers.get(1), "borrowObject")
-                        && callers.get(1).getState() == Thread.State.TIMED_WAITING);
-
-                store.close();
-
-                Object[] outcome = waiter.get(10, TimeUnit.SECONDS);
-                assertThat(outcome[0] + (Boolean.TRUE.equals(outcome[1]) ? " interrupted" : "")).isEqualTo("FAIL_CLOSED");
-                redis.resume();
-                holder.get(10, TimeUnit.SECONDS);
+                scenario.run(redis, store, limiter, threads, storeErrors);
             } finally {
                 threads.shutdownNow();
             }

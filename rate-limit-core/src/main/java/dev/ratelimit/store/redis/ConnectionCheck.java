@@ -53,7 +53,7 @@ final class ConnectionCheck {
         List<String> evicting = new ArrayList<>();
         for (String client : clients) {
             String key = check.keys(client).get(0);
-            String memory = EvictionPolicy.of(redis, key);
+            String memory = EvictionPolicy.of(redis, key, settings.connections()::isClosed);
             if (memory != null) {
                 HostAndPort node = cluster ? settings.connections().nodeOf(key) : null;
                 evicting.add((node == null ? "" : "node " + node + ": ") + memory);

@@ -4,6 +4,7 @@ import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 
 import java.nio.charset.StandardCharsets;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -23,15 +24,17 @@ final class EvictionPolicy {
     /**
      * "maxmemory N with maxmemory-policy P" when the node that owns {@code routingKey} may evict keys;
      * null when it may not, or does not say: {@code INFO} refused (an ACL user without it, a managed
-     * Redis that hides it), failed, or answered in a form not understood. Never throws.
+     * Redis that hides it), failed, or answered in a form not understood. Never throws. A wait for a
+     * connection interrupted keeps the thread's interrupt, unless the interrupt was the pool's, closing
+     * with the store ({@code storeClosed}).
      */
-    static String of(UnifiedJedis redis, String routingKey) {
+    static String of(UnifiedJedis redis, String routingKey, BooleanSupplier storeClosed) {
         String info;
         try {
             Object reply = redis.executeCommand(new RoutedCommand(routingKey, Protocol.Command.INFO, "memory"));
             info = reply instanceof byte[] bytes ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(reply);
         } catch (RuntimeException notSaid) {
-            if (CallFailure.isCancellation(notSaid)) {
+            if (CallFailure.isCancellation(notSaid) && !storeClosed.getAsBoolean()) {
                 Thread.currentThread().interrupt(); // an interrupted wait for a connection cleared it
             }
             return null;

@@ -23,6 +23,8 @@ import java.util.regex.Pattern;
  * them is the opening left out too, with its end, and counted: a Redis at its {@code maxmemory}
  * under {@code noeviction} answers some calls and refuses others, and its breaker opened and closed
  * about once a second, two lines each (76 a minute in a trial), for as long as Redis stayed full.
+ * Such an outage that lasts (its probes fail: no change of health) has its opening logged at its
+ * first failure once that minute is over.
  *
  * <p>While an outage that was logged goes on, a failure of another kind than the one last said (a
  * timeout, then a replica's READONLY; a refused connection, then WRONGPASS) is said too: the first
@@ -87,6 +89,12 @@ final class OutageLog {
     private int unlogged;
     /** Of the {@link #unlogged} outages, how many opened the circuit breaker. */
     private int unloggedOpenings;
+    /**
+     * The cause of the left-out opening of the outage under way, whose start was left out too; null when
+     * there is none. Said at the first failure a minute on, should the outage last: a breaker whose
+     * probe fails stays open without another change of health, and that outage would not be logged at all.
+     */
+    private Throwable openingLeftOut;
     /** When the minute of {@link #openingsLogged} began. */
     private long openingsSince;
     private int openingsLogged;
@@ -117,6 +125,9 @@ final class OutageLog {
 
     /** Health went from {@code previous} to {@code current} at {@code now} (the store's clock), because of {@code cause}. */
     synchronized void changed(StoreHealth previous, StoreHealth current, Throwable cause, long now) {
+        if (previous == StoreHealth.UP) {
+            openingLeftOut = null;
+        }
         if (previous == StoreHealth.UP && cause instanceof CheckFailed) {
             // Its start is the check's caller's to log, and uses up no quiet minute; its end is logged here.
             outageLogged = true;
@@ -138,31 +149,47 @@ final class OutageLog {
             unloggedOpenings = 0;
             saidKind(cause);
         } else if (current == StoreHealth.CIRCUIT_OPEN) {
-            if (openingsLogged == 0 || !withinAMinute(now, openingsSince)) {
-                openingsSince = now;
-                openingsLogged = 0;
-            }
-            if (!outageLogged && openingsLogged >= MAX_OPENINGS_LOGGED) {
-                unloggedOpenings++; // a breaker opening and closing again and again: left out with the outage, and counted
+            if (!outageLogged && openingsLogged >= MAX_OPENINGS_LOGGED && withinAMinute(now, openingsSince)) {
+                // A breaker opening and closing again and again: left out with its outage, counted once per outage.
+                if (openingLeftOut == null) {
+                    unloggedOpenings++;
+                }
+                openingLeftOut = cause == null ? new IllegalStateException("no cause") : cause;
                 return;
             }
-            openingsLogged++;
-            // An outage whose start was left out is logged after all: not counted as left out, and its cause said here.
-            // So is the cause of one whose start a failed connection check left to its caller.
-            String why = outageLogged && !startLeftToCaller ? "" : ": " + describe(cause);
-            if (!outageLogged) {
-                unlogged--;
-                saidKind(cause);
+            logOpening(cause, now);
+        } else if (current == StoreHealth.UP) {
+            openingLeftOut = null;
+            if (outageLogged) {
+                outageLogged = false;
+                startLeftToCaller = false;
+                lastKind = null;
+                lines.info("Redis store " + description + " has recovered; decisions are shared again");
             }
-            outageLogged = true;
-            startLeftToCaller = false;
-            lines.warn("Redis store " + description + " has its circuit breaker open; Redis is probed again after the open period" + why);
-        } else if (current == StoreHealth.UP && outageLogged) {
-            outageLogged = false;
-            startLeftToCaller = false;
-            lastKind = null;
-            lines.info("Redis store " + description + " has recovered; decisions are shared again");
         }
+    }
+
+    /** Says the breaker opened at {@code now}, because of {@code cause}. */
+    private void logOpening(Throwable cause, long now) {
+        if (openingsLogged == 0 || !withinAMinute(now, openingsSince)) {
+            openingsSince = now;
+            openingsLogged = 0;
+        }
+        openingsLogged++;
+        // An outage whose start was left out is logged after all: not counted as left out, and its cause said here.
+        // So is the cause of one whose start a failed connection check left to its caller.
+        String why = outageLogged && !startLeftToCaller ? "" : ": " + describe(cause);
+        if (!outageLogged) {
+            unlogged--;
+            if (openingLeftOut != null) {
+                unloggedOpenings--;
+                openingLeftOut = null;
+            }
+            saidKind(cause);
+        }
+        outageLogged = true;
+        startLeftToCaller = false;
+        lines.warn("Redis store " + description + " has its circuit breaker open; Redis is probed again after the open period" + why);
     }
 
     /**
@@ -172,7 +199,13 @@ final class OutageLog {
      * the next, as in {@link #changed}).
      */
     synchronized void failed(Throwable cause, long now) {
-        if (!outageLogged || cause == null) {
+        if (cause == null) {
+            return;
+        }
+        if (!outageLogged) {
+            if (openingLeftOut != null && !withinAMinute(now, openingsSince)) {
+                logOpening(openingLeftOut, now); // not a breaker flapping after all: an outage that lasts
+            }
             return;
         }
         String kind = kindOf(cause);
@@ -203,9 +236,10 @@ final class OutageLog {
 
     /**
      * What kind of failure {@code cause} is: its root cause's class, with, for Jedis' "Failed to
-     * connect ...", the root cause's class of the first failure suppressed under it (only that says
-     * whether the connection was refused or timed out; other suppressed failures are not the cause,
-     * such as the one a broken pipeline's close adds), and the Redis error code it carries, if any
+     * connect ..." and "Could not initialize cluster slots cache.", the root cause's class of the first
+     * failure suppressed under it (only that says whether the connection was refused or timed out, or
+     * the password refused; other suppressed failures are not the cause, such as the one a broken
+     * pipeline's close adds), and the Redis error code it carries, if any
      * ({@code READONLY}, {@code OOM}, {@code WRONGPASS}; from Redis 6.2 a script's {@code ERR} quotes
      * the code of the call that failed in it: that one).
      */
@@ -215,7 +249,8 @@ final class OutageLog {
         Matcher quoted = QUOTED_CODE.matcher(message);
         Matcher leading = LEADING_CODE.matcher(message);
         String code = quoted.find() ? quoted.group(1) : leading.lookingAt() ? leading.group(1) : "";
-        String suppressed = root.getSuppressed().length == 0 || !message.startsWith("Failed to connect") ? ""
+        String suppressed = root.getSuppressed().length == 0
+                || !(message.startsWith("Failed to connect") || message.startsWith("Could not initialize cluster slots cache")) ? ""
                 : "/" + rootOf(root.getSuppressed()[0]).getClass().getSimpleName();
         return root.getClass().getSimpleName() + suppressed + (code.isEmpty() ? "" : " " + code);
     }

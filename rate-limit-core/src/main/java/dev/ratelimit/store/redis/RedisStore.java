@@ -19,6 +19,7 @@ import redis.clients.jedis.UnifiedJedis;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
@@ -62,6 +63,8 @@ public final class RedisStore implements RateLimitStore {
     private final String description;
     private final double fallbackShare;
     private final ConcurrentMap<String, RedisRateLimiter> limiters = new ConcurrentHashMap<>();
+    /** The eviction policies {@link #checkConnection()} warned of (once each). */
+    private final Set<String> evictionWarnings = ConcurrentHashMap.newKeySet();
     private volatile MemoryStore fallbackStore;
 
     private RedisStore(Builder b, Connections connections, String description) {
@@ -116,8 +119,8 @@ public final class RedisStore implements RateLimitStore {
      *
      * <p>A check that passes then asks Redis for {@code INFO memory} (where the user may: the least ACL
      * user need not) and logs a warning if Redis may evict the store's keys when it is full (a
-     * {@code maxmemory} with a {@code maxmemory-policy} other than {@code noeviction}): a client whose
-     * key is evicted gets its whole quota back.
+     * {@code maxmemory} with a {@code maxmemory-policy} other than {@code noeviction}; once per store and
+     * policy): a client whose key is evicted gets its whole quota back.
      *
      * <p>A failed check makes {@link #health()} {@link StoreHealth#DEGRADED} (the listener is told; the
      * store does not log it, the exception is yours to log, but logs the outage's end) until a call or a
@@ -140,8 +143,14 @@ public final class RedisStore implements RateLimitStore {
             throw new IllegalStateException("Redis store " + description + " failed its connection check: "
                     + CheckFailure.why(e, settings.keyPrefix(), description.startsWith("rediss")), e);
         }
+        if (settings.connections().isClosed()) {
+            return; // closed while the check was under way: changes nothing
+        }
         settings.breakers().onCheck(null);
         for (String memory : evicting) {
+            if (!evictionWarnings.add(memory)) {
+                continue; // said once per store: a check made periodically would repeat it
+            }
             LOG.warn("Redis store {} may evict its keys ({}): when Redis is full it evicts keys, and a client whose key "
                     + "is evicted gets its whole quota back; give the rate limiter a Redis with maxmemory-policy noeviction "
                     + "(README: \"Redis memory and eviction\")", description, memory);

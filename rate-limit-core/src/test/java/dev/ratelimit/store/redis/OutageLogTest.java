@@ -136,6 +136,73 @@ class OutageLogTest {
         assertThat(lines).containsExactlyElementsOf(expected);
     }
 
+    /** Five flaps of the breaker logged, then a sixth outage whose start and opening are left out; returns when it opened. */
+    private long flapUntilAnOpeningIsLeftOut() {
+        long t = 0;
+        for (int i = 0; i <= OutageLog.MAX_OPENINGS_LOGGED; i++) {
+            t = i * 1_300_000L;
+            log.changed(UP, DEGRADED, DOWN, t);
+            log.changed(DEGRADED, CIRCUIT_OPEN, DOWN, t + 200_000);
+            if (i < OutageLog.MAX_OPENINGS_LOGGED) {
+                log.changed(CIRCUIT_OPEN, UP, null, t + 1_200_000);
+            }
+        }
+        assertThat(lines).hasSize(1 + 2 * OutageLog.MAX_OPENINGS_LOGGED);
+        return t + 200_000;
+    }
+
+    @Test
+    void anOutageWhoseOpeningWasLeftOutIsLoggedAtItsFirstFailureAMinuteOnIfItLasts() {
+        // From a review: a breaker whose probe fails stays open with no change of health, so a flapping
+        // Redis that then went down for good was not logged at all, for as long as it stayed down.
+        long openedAt = flapUntilAnOpeningIsLeftOut();
+        RuntimeException refused = connectFailure(new java.net.ConnectException("Connection refused"));
+        for (long t = openedAt + 1_000_000; t < openedAt + 3_600_000_000L; t += 1_000_000) {
+            log.failed(refused, t); // each probe fails, once per open period
+        }
+
+        assertThat(lines.subList(1 + 2 * OutageLog.MAX_OPENINGS_LOGGED, lines.size())).containsExactly(
+                OPEN + ": IllegalStateException: down",
+                "WARN Redis store redis://h:1 is still failing, now: JedisConnectionException: Failed to connect to 127.0.0.1:1."
+                        + " (first failure: ConnectException: Connection refused)");
+        log.changed(CIRCUIT_OPEN, UP, null, openedAt + 3_600_000_000L);
+        log.changed(UP, DEGRADED, DOWN, openedAt + 3_700_000_000L);
+        assertThat(lines).endsWith(RECOVERED, FAILING); // counted as logged, not as left out
+    }
+
+    @Test
+    void anOutageThatOpensTwiceCountsOnceAndALoggedReopeningUncountsIt() {
+        // On a Cluster store (a breaker per master) health can go CIRCUIT_OPEN -> DEGRADED -> CIRCUIT_OPEN in one outage.
+        long t = flapUntilAnOpeningIsLeftOut();
+        log.changed(CIRCUIT_OPEN, DEGRADED, DOWN, t + 100_000);
+        log.changed(DEGRADED, CIRCUIT_OPEN, DOWN, t + 200_000);      // left out again: the same outage
+        log.changed(CIRCUIT_OPEN, UP, null, t + 300_000);
+        log.changed(UP, DEGRADED, DOWN, 20_000_000);                 // left out
+        log.changed(DEGRADED, CIRCUIT_OPEN, DOWN, 20_000_100);       // left out
+        log.changed(CIRCUIT_OPEN, DEGRADED, DOWN, 62_000_000);
+        log.changed(DEGRADED, CIRCUIT_OPEN, DOWN, 63_000_000);       // a minute on: logged, with this outage
+        log.changed(CIRCUIT_OPEN, UP, null, 64_000_000);
+        log.changed(UP, DEGRADED, DOWN, 200_000_000);
+
+        assertThat(lines.get(lines.size() - 1)).endsWith("(1 brief outages since the last one logged, 1 of them with the circuit breaker open)");
+    }
+
+    @Test
+    void aClusterClientThatCannotBeCreatedChangingFromRefusedToWrongpassIsAChangeOfKind() {
+        // Jedis' "Could not initialize cluster slots cache." says why only in each seed node's suppressed failure.
+        RuntimeException refused = new redis.clients.jedis.exceptions.JedisClusterOperationException("Could not initialize cluster slots cache.");
+        refused.addSuppressed(new redis.clients.jedis.exceptions.JedisConnectionException("Failed to connect to 127.0.0.1:7000.",
+                new java.net.ConnectException("Connection refused")));
+        RuntimeException wrongPass = new redis.clients.jedis.exceptions.JedisClusterOperationException("Could not initialize cluster slots cache.");
+        wrongPass.addSuppressed(new redis.clients.jedis.exceptions.JedisAccessControlException(
+                "WRONGPASS invalid username-password pair or user is disabled."));
+        log.changed(UP, DEGRADED, refused, 1_000);
+        log.failed(wrongPass, 2_000);
+
+        assertThat(lines).hasSize(2);
+        assertThat(lines.get(1)).contains("is still failing, now: ").contains("WRONGPASS");
+    }
+
     @Test
     void aClockSteppedBackDoesNotSilenceTheNextBreakerOpening() {
         long tenHours = 36_000_000_000L;

@@ -24,7 +24,10 @@ import java.util.regex.Pattern;
  * under {@code noeviction} answers some calls and refuses others, and its breaker opened and closed
  * about once a second, two lines each (76 a minute in a trial), for as long as Redis stayed full.
  * Such an outage that lasts (its probes fail: no change of health) has its opening logged at its
- * first failure once that minute is over.
+ * first failure once that minute is over, and so has the start of an outage left out that lasts a
+ * minute after the last start logged without opening a breaker. An outage's opening is said once:
+ * on a Redis Cluster store (a breaker per master) health can go from CIRCUIT_OPEN to DEGRADED and
+ * back within one outage, and each re-opening was a line (180 in 3 minutes in a review's test).
  *
  * <p>While an outage that was logged goes on, a failure of another kind than the one last said (a
  * timeout, then a replica's READONLY; a refused connection, then WRONGPASS) is said too: the first
@@ -95,6 +98,12 @@ final class OutageLog {
      * probe fails stays open without another change of health, and that outage would not be logged at all.
      */
     private Throwable openingLeftOut;
+    /** An opening of the outage under way was left out and counted (once per outage). */
+    private boolean openingCounted;
+    /** The opening of the outage under way was said: a re-opening (CIRCUIT_OPEN -> DEGRADED -> CIRCUIT_OPEN) is not. */
+    private boolean openingSaid;
+    /** The store's health as last told: an outage is under way unless UP. */
+    private StoreHealth health = StoreHealth.UP;
     /** When the minute of {@link #openingsLogged} began. */
     private long openingsSince;
     private int openingsLogged;
@@ -125,8 +134,14 @@ final class OutageLog {
 
     /** Health went from {@code previous} to {@code current} at {@code now} (the store's clock), because of {@code cause}. */
     synchronized void changed(StoreHealth previous, StoreHealth current, Throwable cause, long now) {
+        health = current;
         if (previous == StoreHealth.UP) {
             openingLeftOut = null;
+            openingCounted = false;
+            openingSaid = false;
+        }
+        if (previous == StoreHealth.CIRCUIT_OPEN && current == StoreHealth.DEGRADED) {
+            openingLeftOut = null; // no breaker open to say so of (still counted once)
         }
         if (previous == StoreHealth.UP && cause instanceof CheckFailed) {
             // Its start is the check's caller's to log, and uses up no quiet minute; its end is logged here.
@@ -139,25 +154,21 @@ final class OutageLog {
                 unlogged++;
                 return;
             }
-            anyLogged = true;
-            lastLoggedStart = now;
-            outageLogged = true;
-            lines.warn("Redis store " + description + " is failing; deciding by failure mode " + mode + " until it recovers: "
-                    + describe(cause) + (unlogged == 0 ? "" : " (" + unlogged + " brief outages since the last one logged"
-                    + (unloggedOpenings == 0 ? "" : ", " + unloggedOpenings + " of them with the circuit breaker open") + ")"));
-            unlogged = 0;
-            unloggedOpenings = 0;
-            saidKind(cause);
+            logStart(cause, now);
         } else if (current == StoreHealth.CIRCUIT_OPEN) {
+            if (outageLogged && openingSaid) {
+                return; // a re-opening of an outage whose opening was said: failed() says a change of kind
+            }
             if (!outageLogged && openingsLogged >= MAX_OPENINGS_LOGGED && withinAMinute(now, openingsSince)) {
                 // A breaker opening and closing again and again: left out with its outage, counted once per outage.
-                if (openingLeftOut == null) {
+                if (!openingCounted) {
                     unloggedOpenings++;
+                    openingCounted = true;
                 }
-                openingLeftOut = cause == null ? new IllegalStateException("no cause") : cause;
+                openingLeftOut = cause == null ? NO_CAUSE : cause;
                 return;
             }
-            logOpening(cause, now);
+            logOpening(cause, now, "");
         } else if (current == StoreHealth.UP) {
             openingLeftOut = null;
             if (outageLogged) {
@@ -169,8 +180,24 @@ final class OutageLog {
         }
     }
 
-    /** Says the breaker opened at {@code now}, because of {@code cause}. */
-    private void logOpening(Throwable cause, long now) {
+    /** The cause of an opening left out that had none: said as "no cause". */
+    private static final Throwable NO_CAUSE = new Throwable("no cause");
+
+    /** Says the outage under way started (or goes on, logged late) at {@code now}, because of {@code cause}. */
+    private void logStart(Throwable cause, long now) {
+        anyLogged = true;
+        lastLoggedStart = now;
+        outageLogged = true;
+        lines.warn("Redis store " + description + " is failing; deciding by failure mode " + mode + " until it recovers: "
+                + describe(cause) + (unlogged == 0 ? "" : " (" + unlogged + " brief outages since the last one logged"
+                + (unloggedOpenings == 0 ? "" : ", " + unloggedOpenings + " of them with the circuit breaker open") + ")"));
+        unlogged = 0;
+        unloggedOpenings = 0;
+        saidKind(cause);
+    }
+
+    /** Says the breaker opened at {@code now}, because of {@code cause}, ending the line with {@code more}. */
+    private void logOpening(Throwable cause, long now, String more) {
         if (openingsLogged == 0 || !withinAMinute(now, openingsSince)) {
             openingsSince = now;
             openingsLogged = 0;
@@ -178,18 +205,20 @@ final class OutageLog {
         openingsLogged++;
         // An outage whose start was left out is logged after all: not counted as left out, and its cause said here.
         // So is the cause of one whose start a failed connection check left to its caller.
-        String why = outageLogged && !startLeftToCaller ? "" : ": " + describe(cause);
+        String why = outageLogged && !startLeftToCaller ? "" : ": " + describe(cause == NO_CAUSE ? null : cause);
         if (!outageLogged) {
             unlogged--;
-            if (openingLeftOut != null) {
+            if (openingCounted) {
                 unloggedOpenings--;
-                openingLeftOut = null;
+                openingCounted = false;
             }
-            saidKind(cause);
+            openingLeftOut = null;
+            saidKind(cause == NO_CAUSE ? null : cause);
         }
         outageLogged = true;
+        openingSaid = true;
         startLeftToCaller = false;
-        lines.warn("Redis store " + description + " has its circuit breaker open; Redis is probed again after the open period" + why);
+        lines.warn("Redis store " + description + " has its circuit breaker open; Redis is probed again after the open period" + why + more);
     }
 
     /**
@@ -203,8 +232,22 @@ final class OutageLog {
             return;
         }
         if (!outageLogged) {
-            if (openingLeftOut != null && !withinAMinute(now, openingsSince)) {
-                logOpening(openingLeftOut, now); // not a breaker flapping after all: an outage that lasts
+            if (openingLeftOut != null && health == StoreHealth.CIRCUIT_OPEN && !withinAMinute(now, openingsSince)) {
+                // Not a breaker flapping after all: an outage that lasts. Its opening's cause, and this failure's if
+                // of another kind, on one line: the next failure of the same kind then says nothing more.
+                boolean changedKind = openingLeftOut == NO_CAUSE || !kindOf(cause).equals(kindOf(openingLeftOut));
+                logOpening(openingLeftOut, now, changedKind ? "; now: " + describe(cause) : "");
+                saidKind(cause);
+            } else if (health != StoreHealth.UP && !withinAMinute(now, lastLoggedStart)) {
+                // An outage left out (within a minute of the last one logged) that lasts without opening a
+                // breaker (a Cluster store whose masters fail in turn stays DEGRADED): said now, a minute on.
+                unlogged--;
+                if (openingCounted) {
+                    unloggedOpenings--;
+                    openingCounted = false;
+                }
+                openingLeftOut = null;
+                logStart(cause, now);
             }
             return;
         }

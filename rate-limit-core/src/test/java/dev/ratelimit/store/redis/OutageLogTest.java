@@ -1,6 +1,7 @@
 package dev.ratelimit.store.redis;
 
 import dev.ratelimit.FailureMode;
+import dev.ratelimit.ManualClock;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -161,13 +162,108 @@ class OutageLogTest {
             log.failed(refused, t); // each probe fails, once per open period
         }
 
+        // One line: the opening's cause, and what fails now (so the next failure says nothing more).
         assertThat(lines.subList(1 + 2 * OutageLog.MAX_OPENINGS_LOGGED, lines.size())).containsExactly(
-                OPEN + ": IllegalStateException: down",
-                "WARN Redis store redis://h:1 is still failing, now: JedisConnectionException: Failed to connect to 127.0.0.1:1."
+                OPEN + ": IllegalStateException: down; now: JedisConnectionException: Failed to connect to 127.0.0.1:1."
                         + " (first failure: ConnectException: Connection refused)");
         log.changed(CIRCUIT_OPEN, UP, null, openedAt + 3_600_000_000L);
         log.changed(UP, DEGRADED, DOWN, openedAt + 3_700_000_000L);
         assertThat(lines).endsWith(RECOVERED, FAILING); // counted as logged, not as left out
+    }
+
+    @Test
+    void anOutageWhoseHealthGoesBetweenOpenAndDegradedSaysItsOpeningOnce() {
+        // A Redis Cluster store has a breaker per master: with masters failing out of phase, its health
+        // goes CIRCUIT_OPEN -> DEGRADED -> CIRCUIT_OPEN within one outage (from a review: a line each, 120 here).
+        log.changed(UP, DEGRADED, DOWN, 0);
+        for (int i = 0; i < 120; i++) {
+            long t = 1_000_000L + i * 1_000_000L;
+            log.changed(DEGRADED, CIRCUIT_OPEN, DOWN, t);
+            log.changed(CIRCUIT_OPEN, DEGRADED, DOWN, t + 500_000);
+        }
+        log.changed(DEGRADED, UP, null, 200_000_000);
+
+        assertThat(lines).containsExactly(FAILING, OPEN, RECOVERED);
+    }
+
+    @Test
+    void anOutageLoggedByItsOpeningSaysItOnceToo() {
+        log.changed(UP, DEGRADED, DOWN, 0);
+        log.changed(DEGRADED, UP, null, 10);
+        log.changed(UP, DEGRADED, DOWN, 20); // left out
+        for (int i = 0; i < 120; i++) {
+            long t = 1_000_000L + i * 1_000_000L;
+            log.changed(DEGRADED, CIRCUIT_OPEN, DOWN, t);
+            log.changed(CIRCUIT_OPEN, DEGRADED, DOWN, t + 500_000);
+        }
+
+        assertThat(lines).containsExactly(FAILING, RECOVERED, OPEN + ": IllegalStateException: down");
+    }
+
+    @Test
+    void aLeftOutOpeningIsNotSaidOnceNoBreakerIsOpenButTheOutageThatLastsIs() {
+        long openedAt = flapUntilAnOpeningIsLeftOut();
+        log.changed(CIRCUIT_OPEN, DEGRADED, DOWN, openedAt + 1_000_000); // a Cluster master's breaker closed, another fails
+        log.failed(DOWN, openedAt + 70_000_000);
+
+        assertThat(lines.subList(1 + 2 * OutageLog.MAX_OPENINGS_LOGGED, lines.size())).containsExactly(FAILING);
+    }
+
+    @Test
+    void anOutageLeftOutThatLastsAMinuteWithoutOpeningABreakerIsLogged() {
+        // From a review: a Cluster store whose masters fail in turn can stay DEGRADED; left out because it
+        // began within a minute of the last outage logged, it was never logged, however long it lasted.
+        log.changed(UP, DEGRADED, DOWN, 0);
+        log.changed(DEGRADED, UP, null, 1_000_000);
+        log.changed(UP, DEGRADED, DOWN, 2_000_000); // left out: within the minute
+        for (long t = 3_000_000; t < 3_600_000_000L; t += 1_000_000) {
+            log.failed(DOWN, t);
+        }
+
+        assertThat(lines).containsExactly(FAILING, RECOVERED, FAILING);
+    }
+
+    @Test
+    void aLeftOutOpeningWithoutACauseIsSaidWithoutOne() {
+        long t = 0;
+        for (int i = 0; i < OutageLog.MAX_OPENINGS_LOGGED; i++) {
+            t = i * 1_300_000L;
+            log.changed(UP, DEGRADED, DOWN, t);
+            log.changed(DEGRADED, CIRCUIT_OPEN, DOWN, t + 200_000);
+            log.changed(CIRCUIT_OPEN, UP, null, t + 1_200_000);
+        }
+        log.changed(UP, DEGRADED, DOWN, t + 1_300_000);
+        log.changed(DEGRADED, CIRCUIT_OPEN, null, t + 1_500_000); // a forgotten breaker counting again: no cause
+        log.failed(DOWN, t + 70_000_000);
+
+        assertThat(lines.get(lines.size() - 1)).isEqualTo(OPEN + ": no cause; now: IllegalStateException: down");
+    }
+
+    @Test
+    void twoClusterMastersFlappingOutOfPhaseThroughTheBreakersSayTheOutageOnce() {
+        // From a review, through the real Breakers as the store wires them: 181 lines in 3 minutes before.
+        ManualClock clock = new ManualClock(1_000_000_000_000L);
+        Breakers breakers = new Breakers(2, 1_000_000L, clock, key -> key.substring(0, 1), node -> true,
+                (previous, current, cause) -> log.changed(previous, current, cause, clock.nowMicros()));
+        RuntimeException oom = new redis.clients.jedis.exceptions.JedisDataException("OOM command not allowed");
+        CircuitBreaker a = breakers.forKey("a:1");
+        CircuitBreaker b = breakers.forKey("b:1");
+        long t = clock.nowMicros();
+        breakers.onFailure(b, t, t, oom);
+        for (int i = 0; i < 180; i++) {
+            t = clock.nowMicros();
+            breakers.onFailure(a, t, t, oom);
+            breakers.onFailure(a, t, t, oom);   // A opens
+            breakers.onSuccess(b, t);           // B answers one and refuses the next while A is open
+            breakers.onFailure(b, t, t, oom);
+            clock.advanceMicros(1_100_000);
+            t = clock.nowMicros();
+            assertThat(a.allowCall(t)).isTrue();
+            breakers.onSuccess(a, t);           // A's probe: A closes, B still failing
+        }
+
+        assertThat(lines).hasSize(2);
+        assertThat(lines.get(1)).startsWith(OPEN);
     }
 
     @Test

@@ -196,6 +196,16 @@ final class OutageLog {
         saidKind(cause);
     }
 
+    /** The outage under way, left out so far, is logged after all: no longer counted as left out. */
+    private void loggedAfterAll() {
+        unlogged--;
+        if (openingCounted) {
+            unloggedOpenings--;
+            openingCounted = false;
+        }
+        openingLeftOut = null;
+    }
+
     /** Says the breaker opened at {@code now}, because of {@code cause}, ending the line with {@code more}. */
     private void logOpening(Throwable cause, long now, String more) {
         if (openingsLogged == 0 || !withinAMinute(now, openingsSince)) {
@@ -207,12 +217,7 @@ final class OutageLog {
         // So is the cause of one whose start a failed connection check left to its caller.
         String why = outageLogged && !startLeftToCaller ? "" : ": " + describe(cause == NO_CAUSE ? null : cause);
         if (!outageLogged) {
-            unlogged--;
-            if (openingCounted) {
-                unloggedOpenings--;
-                openingCounted = false;
-            }
-            openingLeftOut = null;
+            loggedAfterAll();
             saidKind(cause == NO_CAUSE ? null : cause);
         }
         outageLogged = true;
@@ -241,12 +246,7 @@ final class OutageLog {
             } else if (health != StoreHealth.UP && !withinAMinute(now, lastLoggedStart)) {
                 // An outage left out (within a minute of the last one logged) that lasts without opening a
                 // breaker (a Cluster store whose masters fail in turn stays DEGRADED): said now, a minute on.
-                unlogged--;
-                if (openingCounted) {
-                    unloggedOpenings--;
-                    openingCounted = false;
-                }
-                openingLeftOut = null;
+                loggedAfterAll();
                 logStart(cause, now);
             }
             return;

@@ -36,7 +36,10 @@ import java.util.regex.Pattern;
  * <p>An outage started by a failed connection check ({@link CheckFailed}) is not logged here: the
  * check's caller is told why, and says it (the filter and the example app log it once, after their
  * start-up banner). It does not silence the next outage's start; the breaker opening during it says
- * its cause; its end is logged as any other's.
+ * its cause; its end is logged as any other's. But one that starts within a minute of the last such
+ * outage whose end was to be logged is left out and counted as any brief outage is: a readiness probe
+ * checking a flapping Redis every few seconds started an outage at each failed check, and each had
+ * its end logged, and its opening, without bound.
  */
 final class OutageLog {
     /** A minute: at most one "is failing" line per minute per store. */
@@ -89,6 +92,9 @@ final class OutageLog {
     private boolean outageLogged;
     /** The outage under way was started by a failed connection check, whose caller logged it, not this log. */
     private boolean startLeftToCaller;
+    /** When the last outage started by a failed check, and not left out, started; meaningful only if {@link #anyLeftToCaller}. */
+    private long lastStartLeftToCaller;
+    private boolean anyLeftToCaller;
     private int unlogged;
     /** Of the {@link #unlogged} outages, how many opened the circuit breaker. */
     private int unloggedOpenings;
@@ -144,7 +150,14 @@ final class OutageLog {
             openingLeftOut = null; // no breaker open to say so of (still counted once)
         }
         if (previous == StoreHealth.UP && cause instanceof CheckFailed) {
-            // Its start is the check's caller's to log, and uses up no quiet minute; its end is logged here.
+            if (anyLeftToCaller && withinAMinute(now, lastStartLeftToCaller)) {
+                outageLogged = false; // a probe checking a flapping Redis: left out, as a brief outage
+                unlogged++;
+                return;
+            }
+            // Its start is the check's caller's to log, and uses up no quiet minute of other outages; its end is logged here.
+            anyLeftToCaller = true;
+            lastStartLeftToCaller = now;
             outageLogged = true;
             startLeftToCaller = true;
             saidKind(cause);
@@ -243,9 +256,11 @@ final class OutageLog {
                 boolean changedKind = openingLeftOut == NO_CAUSE || !kindOf(cause).equals(kindOf(openingLeftOut));
                 logOpening(openingLeftOut, now, changedKind ? "; now: " + describe(cause) : "");
                 saidKind(cause);
-            } else if (health != StoreHealth.UP && !withinAMinute(now, lastLoggedStart)) {
-                // An outage left out (within a minute of the last one logged) that lasts without opening a
-                // breaker (a Cluster store whose masters fail in turn stays DEGRADED): said now, a minute on.
+            } else if (health != StoreHealth.UP && !withinAMinute(now, lastLoggedStart)
+                    && !(anyLeftToCaller && withinAMinute(now, lastStartLeftToCaller))) {
+                // An outage left out (within a minute of the last one logged, or of the last failed check's)
+                // that lasts without opening a breaker (a Cluster store whose masters fail in turn stays
+                // DEGRADED): said now, a minute on.
                 loggedAfterAll();
                 logStart(cause, now);
             }

@@ -402,6 +402,46 @@ class OutageLogTest {
         assertThat(lines).containsExactly(OPEN + ": IllegalStateException: down", RECOVERED);
     }
 
+    @Test
+    void aProbeCheckingAFlappingRedisEveryTenSecondsHasOneOutageEndLoggedAMinute() {
+        // Each failed check starts an outage that a request's success ends: before, each end was a line.
+        for (int i = 0; i < 12; i++) {
+            log.changed(UP, DEGRADED, new OutageLog.CheckFailed(DOWN), i * 10_000_000L);
+            log.changed(DEGRADED, UP, null, i * 10_000_000L + 2_000_000);
+        }
+        log.changed(UP, DEGRADED, DOWN, 125_000_000);
+
+        assertThat(lines).containsExactly(RECOVERED, RECOVERED, FAILING + " (10 brief outages since the last one logged)");
+    }
+
+    @Test
+    void aProbeCheckingARedisWhoseBreakerKeepsOpeningLogsAtMostFiveOpeningsAMinuteWithACount() {
+        for (int i = 0; i < 6; i++) {
+            log.changed(UP, DEGRADED, new OutageLog.CheckFailed(DOWN), i * 10_000_000L);
+            log.changed(DEGRADED, CIRCUIT_OPEN, DOWN, i * 10_000_000L + 1_000_000);
+            log.changed(CIRCUIT_OPEN, UP, null, i * 10_000_000L + 5_000_000);
+        }
+        log.changed(UP, DEGRADED, DOWN, 70_000_000);
+
+        String opening = OPEN + ": IllegalStateException: down";
+        assertThat(lines).containsExactly(opening, RECOVERED, opening, RECOVERED, opening, RECOVERED, opening, RECOVERED,
+                opening, RECOVERED, FAILING + " (1 brief outages since the last one logged, 1 of them with the circuit breaker open)");
+    }
+
+    @Test
+    void anOutageAFailedCheckStartedThatIsLeftOutAndLastsIsLoggedAMinuteAfterTheLastOneLeftToTheCaller() {
+        log.changed(UP, DEGRADED, new OutageLog.CheckFailed(DOWN), 0);
+        log.changed(DEGRADED, UP, null, 1_000_000);
+        log.changed(UP, DEGRADED, new OutageLog.CheckFailed(DOWN), 10_000_000);
+        log.failed(DOWN, 30_000_000);
+        log.failed(DOWN, 59_000_000);
+        log.failed(DOWN, 61_000_000);
+        log.failed(DOWN, 62_000_000);
+        log.changed(DEGRADED, UP, null, 63_000_000);
+
+        assertThat(lines).containsExactly(RECOVERED, FAILING, RECOVERED);
+    }
+
     private static final RuntimeException TIMEOUT = new redis.clients.jedis.exceptions.JedisConnectionException(
             new java.net.SocketTimeoutException("Read timed out"));
     private static final RuntimeException READONLY = new redis.clients.jedis.exceptions.JedisDataException(

@@ -295,22 +295,41 @@ final class OutageLog {
     /**
      * What kind of failure {@code cause} is: its root cause's class, with, for Jedis' "Failed to
      * connect ..." and "Could not initialize cluster slots cache.", the root cause's class of the first
-     * failure suppressed under it (only that says whether the connection was refused or timed out, or
-     * the password refused; other suppressed failures are not the cause, such as the one a broken
-     * pipeline's close adds), and the Redis error code it carries, if any
+     * failure suppressed under it, and so on down (a Cluster client's nests two deep; only the last says
+     * whether the connection was refused or timed out, or the password refused; other suppressed
+     * failures are not the cause, such as the one a broken pipeline's close adds), and the Redis error
+     * code it carries (or else the first the failures under it carry), if any
      * ({@code READONLY}, {@code OOM}, {@code WRONGPASS}; from Redis 6.2 a script's {@code ERR} quotes
      * the code of the call that failed in it: that one).
      */
     static String kindOf(Throwable cause) {
         Throwable root = rootOf(cause);
-        String message = root.getMessage() == null ? "" : root.getMessage();
+        StringBuilder kind = new StringBuilder(root.getClass().getSimpleName());
+        String code = codeOf(root);
+        // A Cluster client's failure nests two deep: "Could not initialize ..." over "Failed to connect ..."
+        // over the refused connection or the timeout.
+        Throwable why = root;
+        for (int depth = 0; depth < 3 && saysWhyInSuppressed(why); depth++) {
+            why = rootOf(why.getSuppressed()[0]);
+            kind.append('/').append(why.getClass().getSimpleName());
+            code = code.isEmpty() ? codeOf(why) : code;
+        }
+        return kind + (code.isEmpty() ? "" : " " + code);
+    }
+
+    /** The Redis error code {@code failure}'s message carries, if any; empty if none. */
+    private static String codeOf(Throwable failure) {
+        String message = failure.getMessage() == null ? "" : failure.getMessage();
         Matcher quoted = QUOTED_CODE.matcher(message);
         Matcher leading = LEADING_CODE.matcher(message);
-        String code = quoted.find() ? quoted.group(1) : leading.lookingAt() ? leading.group(1) : "";
-        String suppressed = root.getSuppressed().length == 0
-                || !(message.startsWith("Failed to connect") || message.startsWith("Could not initialize cluster slots cache")) ? ""
-                : "/" + rootOf(root.getSuppressed()[0]).getClass().getSimpleName();
-        return root.getClass().getSimpleName() + suppressed + (code.isEmpty() ? "" : " " + code);
+        return quoted.find() ? quoted.group(1) : leading.lookingAt() ? leading.group(1) : "";
+    }
+
+    /** Whether {@code failure} is one of Jedis' that say why only in the first failure suppressed under them. */
+    private static boolean saysWhyInSuppressed(Throwable failure) {
+        String message = failure.getMessage();
+        return failure.getSuppressed().length > 0 && message != null
+                && (message.startsWith("Failed to connect") || message.startsWith("Could not initialize cluster slots cache"));
     }
 
     /**
@@ -332,7 +351,14 @@ final class OutageLog {
             // Jedis' "Could not initialize cluster slots cache." says why only in the first node's
             // failure, which it adds as suppressed (a wrong password: WRONGPASS; not a cluster: ERR).
             Throwable first = root.getSuppressed()[0];
-            why += " (first failure: " + first.getClass().getSimpleName() + ": " + first.getMessage() + causedBy(first) + ")";
+            String firstWhy = causedBy(first);
+            Throwable firstRoot = rootOf(first);
+            if (saysWhyInSuppressed(firstRoot)) {
+                // A Cluster seed node's "Failed to connect to ..." says why in a failure suppressed under it in turn.
+                Throwable under = firstRoot.getSuppressed()[0];
+                firstWhy += " (" + under.getClass().getSimpleName() + ": " + under.getMessage() + causedBy(under) + ")";
+            }
+            why += " (first failure: " + first.getClass().getSimpleName() + ": " + first.getMessage() + firstWhy + ")";
         }
         outer = oneLine(outer);
         why = oneLine(why);

@@ -554,6 +554,32 @@ class OutageLogTest {
         assertThat(OutageLog.kindOf(batched)).isEqualTo("JedisConnectionException");
     }
 
+    @Test
+    void aClusterClientThatCannotConnectSaysWhetherItWasRefusedOrTimedOut() {
+        // A real Jedis Cluster client to a port nobody listens on: its failure nests two deep, and
+        // the kind and the line read only one level, so refused and timed out looked the same.
+        int port = dev.ratelimit.testing.RedisServer.freePort();
+        RuntimeException refused;
+        try (redis.clients.jedis.RedisClusterClient cluster = redis.clients.jedis.RedisClusterClient.builder()
+                .nodes(java.util.Set.of(new redis.clients.jedis.HostAndPort("127.0.0.1", port))).build()) {
+            throw new AssertionError("connected to " + port + ": " + cluster.getClusterNodes());
+        } catch (redis.clients.jedis.exceptions.JedisClusterOperationException e) {
+            refused = e;
+        }
+        RuntimeException timedOut = new redis.clients.jedis.exceptions.JedisClusterOperationException("Could not initialize cluster slots cache.");
+        timedOut.addSuppressed(connectFailure(new java.net.SocketTimeoutException("Connect timed out")));
+
+        assertThat(OutageLog.kindOf(refused)).isEqualTo("JedisClusterOperationException/JedisConnectionException/ConnectException");
+        assertThat(OutageLog.kindOf(timedOut)).isEqualTo("JedisClusterOperationException/JedisConnectionException/SocketTimeoutException");
+        assertThat(OutageLog.describe(refused)).isEqualTo("JedisClusterOperationException: Could not initialize cluster slots cache."
+                + " (first failure: JedisConnectionException: Failed to connect to 127.0.0.1:" + port + ". (ConnectException: Connection refused))");
+
+        log.changed(UP, DEGRADED, timedOut, 0);
+        log.failed(refused, 1_000_000);
+        assertThat(lines).hasSize(2);
+        assertThat(lines.get(1)).contains("is still failing, now: ").endsWith("(ConnectException: Connection refused))");
+    }
+
     private static RuntimeException connectFailure(Exception why) {
         RuntimeException jedis = new redis.clients.jedis.exceptions.JedisConnectionException("Failed to connect to 127.0.0.1:1.");
         jedis.addSuppressed(why);

@@ -44,8 +44,8 @@ import java.util.function.Predicate;
  * the pooled connection that carries other callers' calls, fail them, or have them sent again. A
  * sender interrupted while it waits for a pooled connection has sent nothing: it puts the calls back
  * in the queue and goes on. To a batched caller, an interrupt is never a cancellation: its call is
- * decided, and its interrupt status is restored when it returns (unless the interrupt was the
- * store's, closing its pool).
+ * decided, and its interrupt status is restored when it returns (unless the interrupt was a pool's,
+ * closing: the store's, or a Sentinel client's replaced at a failover).
  */
 final class CallBatcher {
     /**
@@ -98,18 +98,47 @@ final class CallBatcher {
 
     /** EVALSHA {@code sha1} with {@code keys} and {@code args}, in a batch when that is possible. */
     Object evalsha(UnifiedJedis redis, String sha1, List<String> keys, List<String> args) {
-        if (!enabled || !batchable.test(redis)) {
-            return redis.evalsha(sha1, keys, args);
-        }
-        return call(redis, new Call(false, sha1, keys, args));
+        return enabled && batchable.test(redis) ? call(redis, new Call(false, sha1, keys, args)) : unbatched(redis, false, sha1, keys, args);
     }
 
     /** FCALL {@code function} with {@code keys} and {@code args}, in a batch when that is possible. */
     Object fcall(UnifiedJedis redis, String function, List<String> keys, List<String> args) {
-        if (!enabled || !batchable.test(redis)) {
-            return redis.fcall(function, keys, args);
+        return enabled && batchable.test(redis) ? call(redis, new Call(true, function, keys, args)) : unbatched(redis, true, function, keys, args);
+    }
+
+    /**
+     * FCALL (if {@code function}) or EVALSHA of {@code name}, on its own. A call whose wait for a pooled
+     * connection a Sentinel failover interrupted (Jedis closes the old master's pool, and commons-pool
+     * interrupts the threads waiting for it) is sent again on the new master's pool: nobody cancelled its caller.
+     */
+    private Object unbatched(UnifiedJedis redis, boolean function, String name, List<String> keys, List<String> args) {
+        Object master = masterOf(redis);
+        try {
+            return function ? redis.fcall(name, keys, args) : redis.evalsha(name, keys, args);
+        } catch (RuntimeException e) {
+            if (!poolSwapped(redis, master, e)) {
+                throw e;
+            }
+            return function ? redis.fcall(name, keys, args) : redis.evalsha(name, keys, args);
         }
-        return call(redis, new Call(true, function, keys, args));
+    }
+
+    /**
+     * The master a Sentinel client's pool leads to; null for any other client. Jedis sets the new
+     * master before it closes the old master's pool, so a wait that pool's close interrupted finds it changed.
+     */
+    private static Object masterOf(UnifiedJedis redis) {
+        return redis instanceof RedisSentinelClient sentinel ? sentinel.getCurrentMaster() : null;
+    }
+
+    /**
+     * Whether {@code failure} is an interrupted wait for a connection of a Sentinel client's pool that
+     * Jedis replaced since the call began (from {@code master}), not a cancellation: the store is open
+     * and the master changed. A caller cancelled at that very moment loses its interrupt.
+     */
+    private boolean poolSwapped(UnifiedJedis redis, Object master, RuntimeException failure) {
+        return master != null && CallFailure.isCancellation(failure) && !storeClosed.getAsBoolean()
+                && !master.equals(masterOf(redis));
     }
 
     private Object call(UnifiedJedis redis, Call call) {
@@ -206,6 +235,7 @@ final class CallBatcher {
         }
         try {
             AbstractPipeline pipeline;
+            Object master = masterOf(redis);
             try {
                 pipeline = redis.pipelined();
             } catch (RuntimeException noConnection) {
@@ -217,15 +247,16 @@ final class CallBatcher {
                 // and to a batched caller an interrupt is no cancellation: every call goes back to the
                 // queue, and the caller restores its interrupt once its call is done. The interrupt may
                 // also be the pool's, closing: the store's close() (then the calls fail at their next
-                // send, and no caller is left interrupted), or Jedis replacing a Sentinel client's pool
-                // at a failover (then they go on the new one). That is the only interrupt a virtual
+                // send), or Jedis replacing a Sentinel client's pool at a failover (then they go on the
+                // new one); no caller is then left interrupted. That is the only interrupt a virtual
                 // thread sending for a virtual caller (sendShielded) ever meets.
                 for (Call c : batch) {
                     c.taken = false;
                     queue.offer(c);
                 }
                 batch.clear();
-                return owner == Thread.currentThread() && !storeClosed.getAsBoolean();
+                return owner == Thread.currentThread() && !storeClosed.getAsBoolean()
+                        && (master == null || master.equals(masterOf(redis)));
             }
             send(pipeline, batch);
         } catch (RuntimeException | Error batchFailed) {

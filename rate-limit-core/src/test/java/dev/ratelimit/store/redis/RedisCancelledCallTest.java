@@ -237,7 +237,7 @@ class RedisCancelledCallTest {
     }
 
     /** Whether {@code thread} is running code of a class or method whose name contains {@code name}. */
-    private static boolean in(Thread thread, String name) {
+    static boolean in(Thread thread, String name) {
         return Arrays.stream(thread.getStackTrace()).anyMatch(f -> f.getClassName().contains(name) || f.getMethodName().contains(name));
     }
 }

@@ -153,7 +153,6 @@ class RedisKilledTest {
         });
     }
 
-    /** The worst key and instance during the outage: admitted alone against the bound of half the limit. */
     /** Two instances' settings; the fallback share is set only where it applies (LOCAL_FALLBACK). */
     private static Map<String, String> env(String redisUrl, FailureMode mode) {
         Map<String, String> env = Apps.env(redisUrl, "RATE_LIMIT_CONFIG", Faults.configFile(),
@@ -164,6 +163,7 @@ class RedisKilledTest {
         return env;
     }
 
+    /** The worst key and instance during the outage: admitted alone against the bound of half the limit. */
     private static String fallbackSummary(List<Exchange> outage, List<String> keys, Limit limit) {
         long worst = -1;
         long worstBound = 0;

@@ -68,10 +68,10 @@ final class InitParams {
         this.filterConfig = filterConfig;
     }
 
-    /** The settings the init-params of {@code filterConfig} describe. */
     /** A value that is one placeholder, as a container that substitutes none leaves it: {@code ${RL_SECRET}}. */
     private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{[^}]*}");
 
+    /** The settings the init-params of {@code filterConfig} describe. */
     static Settings read(FilterConfig filterConfig) throws ServletException {
         return new InitParams(filterConfig).read();
     }

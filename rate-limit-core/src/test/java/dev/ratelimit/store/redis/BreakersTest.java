@@ -20,10 +20,10 @@ class BreakersTest {
 
     private final ManualClock clock = new ManualClock(1_000_000_000_000L);
     private final List<String> changes = new ArrayList<>();
-    /** Keys starting with "a" live on master A, "b" on master B, anything else: no known master. */
     /** Masters that own no slot in the slot map (lost them in a failover, or got none yet). */
     private final Set<Object> ownerless = new HashSet<>();
     private final Breakers breakers = new Breakers(2, OPEN_MICROS, clock,
+            // keys starting with "a" live on master A, "b" on master B, anything else: no known master
             key -> key.startsWith("a") ? "A" : key.startsWith("b") ? "B" : null, node -> !ownerless.contains(node),
             (previous, current, cause) -> changes.add(previous + "->" + current));
 

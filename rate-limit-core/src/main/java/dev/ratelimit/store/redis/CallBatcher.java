@@ -11,12 +11,14 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -81,19 +83,25 @@ final class CallBatcher {
     private final boolean enabled;
     private final Predicate<UnifiedJedis> batchable;
     private final BooleanSupplier storeClosed;
+    private final Function<UnifiedJedis, Object> poolOf;
     private final ConcurrentLinkedQueue<Call> queue = new ConcurrentLinkedQueue<>();
     private final AtomicInteger senders = new AtomicInteger();
 
     /** @param storeClosed whether the store was closed (its pool interrupts the threads waiting for a connection) */
     CallBatcher(boolean enabled, BooleanSupplier storeClosed) {
-        this(enabled, CallBatcher::talksToOneServer, storeClosed);
+        this(enabled, CallBatcher::talksToOneServer, storeClosed, CallBatcher::sentinelPool);
     }
 
-    /** @param batchable whether calls through a client may be batched (tests batch through a fake client) */
-    CallBatcher(boolean enabled, Predicate<UnifiedJedis> batchable, BooleanSupplier storeClosed) {
+    /**
+     * @param batchable whether calls through a client may be batched (tests batch through a fake client)
+     * @param poolOf the pool a client's connections come from where Jedis may replace it (a Sentinel
+     *               client's, at a failover); null where it never does
+     */
+    CallBatcher(boolean enabled, Predicate<UnifiedJedis> batchable, BooleanSupplier storeClosed, Function<UnifiedJedis, Object> poolOf) {
         this.enabled = enabled;
         this.batchable = batchable;
         this.storeClosed = storeClosed;
+        this.poolOf = poolOf;
     }
 
     /** EVALSHA {@code sha1} with {@code keys} and {@code args}, in a batch when that is possible. */
@@ -112,11 +120,11 @@ final class CallBatcher {
      * interrupts the threads waiting for it) is sent again on the new master's pool: nobody cancelled its caller.
      */
     private Object unbatched(UnifiedJedis redis, boolean function, String name, List<String> keys, List<String> args) {
-        Object master = masterOf(redis);
+        Object pool = poolOf.apply(redis);
         try {
             return function ? redis.fcall(name, keys, args) : redis.evalsha(name, keys, args);
         } catch (RuntimeException e) {
-            if (!poolSwapped(redis, master, e)) {
+            if (!poolReplaced(redis, pool, e)) {
                 throw e;
             }
             return function ? redis.fcall(name, keys, args) : redis.evalsha(name, keys, args);
@@ -124,21 +132,27 @@ final class CallBatcher {
     }
 
     /**
-     * The master a Sentinel client's pool leads to; null for any other client. Jedis sets the new
-     * master before it closes the old master's pool, so a wait that pool's close interrupted finds it changed.
+     * The pool a Sentinel client's connections come from now (Jedis replaces it at a failover, then
+     * closes the old one); null for any other client. Allocates a small map, on Sentinel clients only.
      */
-    private static Object masterOf(UnifiedJedis redis) {
-        return redis instanceof RedisSentinelClient sentinel ? sentinel.getCurrentMaster() : null;
+    private static Object sentinelPool(UnifiedJedis redis) {
+        if (!(redis instanceof RedisSentinelClient sentinel)) {
+            return null;
+        }
+        Iterator<?> pools = sentinel.getPrimaryNodesConnectionMap().values().iterator();
+        return pools.hasNext() ? pools.next() : null;
     }
 
     /**
-     * Whether {@code failure} is an interrupted wait for a connection of a Sentinel client's pool that
-     * Jedis replaced since the call began (from {@code master}), not a cancellation: the store is open
-     * and the master changed. A caller cancelled at that very moment loses its interrupt.
+     * Whether {@code failure} ended a wait for a connection of {@code pool} (nothing was sent) because
+     * Jedis replaced that pool and closed it, not because the caller was cancelled: the wait was
+     * interrupted, the thread's interrupt status is clear (a socket closed by a virtual thread's
+     * interrupt, after a send maybe, leaves it set), the store is open, and the client's pool is another
+     * one now. A caller really cancelled during a wait that began as the pool was replaced loses its interrupt.
      */
-    private boolean poolSwapped(UnifiedJedis redis, Object master, RuntimeException failure) {
-        return master != null && CallFailure.isCancellation(failure) && !storeClosed.getAsBoolean()
-                && !master.equals(masterOf(redis));
+    private boolean poolReplaced(UnifiedJedis redis, Object pool, RuntimeException failure) {
+        return pool != null && CallFailure.isInterruptedWait(failure) && !Thread.currentThread().isInterrupted()
+                && !storeClosed.getAsBoolean() && pool != poolOf.apply(redis);
     }
 
     private Object call(UnifiedJedis redis, Call call) {
@@ -235,7 +249,7 @@ final class CallBatcher {
         }
         try {
             AbstractPipeline pipeline;
-            Object master = masterOf(redis);
+            Object pool = poolOf.apply(redis);
             try {
                 pipeline = redis.pipelined();
             } catch (RuntimeException noConnection) {
@@ -255,8 +269,7 @@ final class CallBatcher {
                     queue.offer(c);
                 }
                 batch.clear();
-                return owner == Thread.currentThread() && !storeClosed.getAsBoolean()
-                        && (master == null || master.equals(masterOf(redis)));
+                return owner == Thread.currentThread() && !storeClosed.getAsBoolean() && !poolReplaced(redis, pool, noConnection);
             }
             send(pipeline, batch);
         } catch (RuntimeException | Error batchFailed) {

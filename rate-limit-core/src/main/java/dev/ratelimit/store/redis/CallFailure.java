@@ -88,6 +88,11 @@ final class CallFailure {
                 || t instanceof java.net.SocketException && "Closed by interrupt".equals(t.getMessage())), 0);
     }
 
+    /** Whether {@code e} ended a wait for a pooled connection by an interrupt: nothing was sent. */
+    static boolean isInterruptedWait(Throwable e) {
+        return anywhere(e, t -> t instanceof InterruptedException, 0);
+    }
+
     /** Whether {@code e} is a read (or connect) that timed out. */
     static boolean isTimeout(Throwable e) {
         return anywhere(e, t -> t instanceof java.net.SocketTimeoutException || isClusterDeadline(t), 0);

@@ -95,6 +95,8 @@ final class OutageLog {
     /** When the last outage started by a failed check, and not left out, started; meaningful only if {@link #anyLeftToCaller}. */
     private long lastStartLeftToCaller;
     private boolean anyLeftToCaller;
+    /** The outage under way was started by a failed check and left out (within a minute of the last one left to the caller). */
+    private boolean checkLeftOut;
     private int unlogged;
     /** Of the {@link #unlogged} outages, how many opened the circuit breaker. */
     private int unloggedOpenings;
@@ -142,6 +144,7 @@ final class OutageLog {
     synchronized void changed(StoreHealth previous, StoreHealth current, Throwable cause, long now) {
         health = current;
         if (previous == StoreHealth.UP) {
+            checkLeftOut = false;
             openingLeftOut = null;
             openingCounted = false;
             openingSaid = false;
@@ -152,6 +155,7 @@ final class OutageLog {
         if (previous == StoreHealth.UP && cause instanceof CheckFailed) {
             if (anyLeftToCaller && withinAMinute(now, lastStartLeftToCaller)) {
                 outageLogged = false; // a probe checking a flapping Redis: left out, as a brief outage
+                checkLeftOut = true;
                 unlogged++;
                 return;
             }
@@ -257,8 +261,8 @@ final class OutageLog {
                 logOpening(openingLeftOut, now, changedKind ? "; now: " + describe(cause) : "");
                 saidKind(cause);
             } else if (health != StoreHealth.UP && !withinAMinute(now, lastLoggedStart)
-                    && !(anyLeftToCaller && withinAMinute(now, lastStartLeftToCaller))) {
-                // An outage left out (within a minute of the last one logged, or of the last failed check's)
+                    && !(checkLeftOut && withinAMinute(now, lastStartLeftToCaller))) {
+                // An outage left out (within a minute of the last one logged, or, started by a failed check, of the last such)
                 // that lasts without opening a breaker (a Cluster store whose masters fail in turn stays
                 // DEGRADED): said now, a minute on.
                 loggedAfterAll();

@@ -43,7 +43,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 class CallBatcherTest {
     private static final List<Long> REPLY = List.of(0L, 0L, 9L, 100L, 0L);
     private final HeldRedis redis = new HeldRedis();
-    private final CallBatcher batcher = new CallBatcher(true, client -> true, () -> false);
+    private final CallBatcher batcher = new CallBatcher(true, client -> true, () -> false, CallBatcherTest::poolOf);
     private final ExecutorService threads = Executors.newCachedThreadPool();
     private final List<Thread> callers = new CopyOnWriteArrayList<>();
 
@@ -166,7 +166,7 @@ class CallBatcherTest {
     @Test
     void switchedOffOrOnAClientNotKnownToTalkToOneServerEachCallGoesOnItsOwn() {
         redis.answerAtOnce = true; // a call batched by mistake gets its answer (and shows in pipelines) rather than hanging
-        for (CallBatcher unbatched : List.of(new CallBatcher(false, client -> true, () -> false), new CallBatcher(true, () -> false))) {
+        for (CallBatcher unbatched : List.of(new CallBatcher(false, client -> true, () -> false, CallBatcherTest::poolOf), new CallBatcher(true, () -> false))) {
             assertThat(unbatched.fcall(redis, "decide", List.of("k"), List.of("time", "1"))).isEqualTo(REPLY);
             assertThat(unbatched.evalsha(redis, "0123456789abcdef0123456789abcdef01234567", List.of("k"), List.of("time", "1")))
                     .isEqualTo(REPLY);
@@ -174,6 +174,59 @@ class CallBatcherTest {
         assertThat(redis.pipelines).isEmpty();
         assertThat(redis.direct).containsExactly("FCALL decide", "EVALSHA 0123456789abcdef0123456789abcdef01234567",
                 "FCALL decide", "EVALSHA 0123456789abcdef0123456789abcdef01234567");
+    }
+
+    private static Object poolOf(UnifiedJedis client) {
+        return ((HeldRedis) client).pool;
+    }
+
+    /** What Jedis throws when commons-pool's wait for a connection is interrupted (the status then clear). */
+    private static RuntimeException interruptedWait() {
+        return new JedisException("Could not get a resource from the pool", new InterruptedException());
+    }
+
+    @Test
+    void aCallOnItsOwnWhoseWaitForAConnectionEndedAsItsPoolWasReplacedIsSentOnTheNewPool() {
+        // At a Sentinel failover Jedis replaces the master's pool and closes the old one, which
+        // interrupts the threads waiting for its connections: nobody cancelled them.
+        CallBatcher unbatched = new CallBatcher(false, client -> true, () -> false, CallBatcherTest::poolOf);
+        redis.directFailures.add(() -> {
+            redis.pool = new Object();
+            return interruptedWait();
+        });
+
+        assertThat(unbatched.evalsha(redis, "0123456789abcdef0123456789abcdef01234567", List.of("k"), List.of("time", "1"))).isEqualTo(REPLY);
+        assertThat(redis.direct).containsExactly("EVALSHA 0123456789abcdef0123456789abcdef01234567");
+        assertThat(Thread.interrupted()).as("interrupt status").isFalse();
+    }
+
+    @Test
+    void aCallOnItsOwnCancelledWhileItWaitsForAConnectionIsNotSentAgain() {
+        CallBatcher unbatched = new CallBatcher(false, client -> true, () -> false, CallBatcherTest::poolOf);
+        RuntimeException cancelled = interruptedWait();
+        redis.directFailures.add(() -> cancelled); // the same pool: the caller's own interrupt
+
+        assertThat(catchThrowable(() -> unbatched.fcall(redis, "decide", List.of("k"), List.of("time", "1")))).isSameAs(cancelled);
+        assertThat(redis.direct).isEmpty();
+    }
+
+    @Test
+    void aCallAVirtualThreadsInterruptFailedAfterItsSendIsNotSentAgainThoughThePoolWasReplaced() {
+        // A virtual thread's interrupt closes its socket, maybe after the call went out, and leaves the
+        // interrupt status set: from a review, such a call was sent again when a failover came meanwhile.
+        CallBatcher unbatched = new CallBatcher(false, client -> true, () -> false, CallBatcherTest::poolOf);
+        RuntimeException closedByInterrupt = new JedisConnectionException(new java.net.SocketException("Closed by interrupt"));
+        redis.directFailures.add(() -> {
+            redis.pool = new Object();
+            Thread.currentThread().interrupt();
+            return closedByInterrupt;
+        });
+        try {
+            assertThat(catchThrowable(() -> unbatched.fcall(redis, "decide", List.of("k"), List.of("time", "1")))).isSameAs(closedByInterrupt);
+            assertThat(redis.direct).isEmpty();
+        } finally {
+            assertThat(Thread.interrupted()).as("interrupt status kept").isTrue();
+        }
     }
 
     @Test
@@ -384,6 +437,10 @@ class CallBatcherTest {
         volatile boolean answerAtOnce;
         /** Whether a pipeline fails when its thread is interrupted during sync, as a virtual thread's socket does. */
         volatile boolean closesOnInterrupt;
+        /** The pool its connections come from, as a Sentinel client's: a test replaces it as a failover does. */
+        volatile Object pool = new Object();
+        /** Run before the next calls on their own, one each: one that returns a failure fails its call. */
+        final java.util.Queue<java.util.function.Supplier<RuntimeException>> directFailures = new java.util.concurrent.ConcurrentLinkedQueue<>();
         /** Failures of the next requests for a pipeline (its pooled connection), one each, before any is made. */
         final java.util.Queue<RuntimeException> borrowFailures = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
@@ -421,14 +478,24 @@ class CallBatcherTest {
 
         @Override
         public Object fcall(String name, List<String> keys, List<String> args) {
+            failDirect();
             direct.add("FCALL " + name);
             return REPLY;
         }
 
         @Override
         public Object evalsha(String sha1, List<String> keys, List<String> args) {
+            failDirect();
             direct.add("EVALSHA " + sha1);
             return REPLY;
+        }
+
+        private void failDirect() {
+            java.util.function.Supplier<RuntimeException> next = directFailures.poll();
+            RuntimeException failure = next == null ? null : next.get();
+            if (failure != null) {
+                throw failure;
+            }
         }
     }
 

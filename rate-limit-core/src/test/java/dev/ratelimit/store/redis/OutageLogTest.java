@@ -442,6 +442,21 @@ class OutageLogTest {
         assertThat(lines).containsExactly(RECOVERED, FAILING, RECOVERED);
     }
 
+    @Test
+    void aFailedCheckDoesNotDelayTheLateStartOfAnotherOutageLeftOut() {
+        // From a review: the rule that leaves out outages of failing checks delayed this one's line to 110 s.
+        log.changed(UP, DEGRADED, DOWN, 0);
+        log.changed(DEGRADED, UP, null, 1_000_000);
+        log.changed(UP, DEGRADED, new OutageLog.CheckFailed(DOWN), 50_000_000); // the check's caller logs it
+        log.changed(DEGRADED, UP, null, 51_000_000);
+        log.changed(UP, DEGRADED, DOWN, 55_000_000); // left out: within a minute of the start at 0
+        for (long s = 56; s <= 61; s++) {
+            log.failed(DOWN, s * 1_000_000); // it lasts, DEGRADED, no breaker open
+        }
+
+        assertThat(lines).containsExactly(FAILING, RECOVERED, RECOVERED, FAILING);
+    }
+
     private static final RuntimeException TIMEOUT = new redis.clients.jedis.exceptions.JedisConnectionException(
             new java.net.SocketTimeoutException("Read timed out"));
     private static final RuntimeException READONLY = new redis.clients.jedis.exceptions.JedisDataException(

@@ -48,6 +48,7 @@ final class InitParams {
         d.put("redis-key-prefix", "rl: (the Redis store's default)");
         d.put("redis-timeout", "100ms (the Redis store's default)");
         d.put("redis-client-key-secret", "none: client ids are hashed with plain SHA-256");
+        d.put("redis-password-file", "none: the password is the store URL's");
         d.put("trusted-proxies", "none");
         d.put("forwarded-header", "X-Forwarded-For");
         d.put("api-key-header", RateLimitFilterBuilder.DEFAULT_API_KEY_HEADER);
@@ -60,7 +61,7 @@ final class InitParams {
     }
 
     private static final Set<String> REDIS_ONLY = Set.of("fallback-share", "redis-key-prefix", "redis-timeout",
-            "redis-client-key-secret");
+            "redis-client-key-secret", "redis-password-file");
 
     private final FilterConfig filterConfig;
 
@@ -216,7 +217,7 @@ final class InitParams {
                 param("redis-key-prefix"),
                 optional("redis-timeout", s -> parse("redis-timeout", s, () -> DurationFormat.parse(s, "redis-timeout"),
                         "must be a duration such as 500ms or 2s")),
-                param("redis-client-key-secret"));
+                param("redis-client-key-secret"), passwordFile());
         try {
             return redis.createStore(prefix());
         } catch (InvalidConfigurationException e) {
@@ -225,6 +226,7 @@ final class InitParams {
                 case "keyPrefix" -> "redis-key-prefix";
                 case "connectTimeout", "readTimeout" -> "redis-timeout";
                 case "clientKeySecret" -> "redis-client-key-secret";
+                case "passwordFile" -> "redis-password-file";
                 default -> "store";
             };
             String value = name.equals("store") ? RedisParams.maskedUrl(kind) : RedisParams.masked(echoed(name));
@@ -242,6 +244,23 @@ final class InitParams {
             throw new ServletException(prefix() + "init-param store=\"" + RedisParams.maskedUrl(kind) + "\": "
                     + RedisParams.masked(String.valueOf(e.getMessage())));
         }
+    }
+
+    /** Init-param {@code redis-password-file}: a path, checked as one here; the store reads the file. Null when absent. */
+    private String passwordFile() throws ServletException {
+        String file = param("redis-password-file");
+        if (file == null) {
+            return null;
+        }
+        try {
+            if (file.isEmpty() || Path.of(file).toString().isEmpty()) {
+                throw new java.nio.file.InvalidPathException(file, "empty");
+            }
+        } catch (java.nio.file.InvalidPathException e) {
+            throw invalid("redis-password-file", file, "must name the file holding the Redis password on its first line; "
+                    + "leave the init-param out for the store URL's password");
+        }
+        return file;
     }
 
     /** Reads the configuration at {@code location} into {@code builder}, whose checks of it name the file too. */

@@ -18,9 +18,10 @@ import java.util.regex.Pattern;
  * @param keyPrefix     null for the store's default
  * @param timeout       connect and read timeout; null for the store's default
  * @param clientKeySecret secret of the keyed client hash; null for plain SHA-256
+ * @param passwordFile  where the password is read at each login; null for the URL's
  */
 record RedisParams(String url, FailureMode failureMode, Double fallbackShare, String keyPrefix, Duration timeout,
-                   String clientKeySecret) {
+                   String clientKeySecret, String passwordFile) {
     private static final Pattern SCHEME = Pattern.compile("(?i)(redis|rediss|redis-sentinel|redis-cluster|rediss-cluster)://.*");
     /** A URL's user info: from {@code ://} to the URL's last {@code @}, as the store reads it (a password may hold {@code /} or {@code @}). */
     private static final Pattern USER_INFO = Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*://)[^\\s\"]*@");
@@ -56,6 +57,6 @@ record RedisParams(String url, FailureMode failureMode, Double fallbackShare, St
     public String toString() {
         return "RedisParams[url=" + maskedUrl(url) + ", failureMode=" + failureMode + ", fallbackShare=" + fallbackShare
                 + ", keyPrefix=" + keyPrefix + ", timeout=" + timeout
-                + ", clientKeySecret=" + (clientKeySecret == null ? "none" : "(hidden)") + "]";
+                + ", clientKeySecret=" + (clientKeySecret == null ? "none" : "(hidden)") + ", passwordFile=" + passwordFile + "]";
     }
 }

@@ -35,6 +35,9 @@ final class RedisStoreFactory {
         if (params.clientKeySecret() != null) {
             builder.clientKeySecret(params.clientKeySecret());
         }
+        if (params.passwordFile() != null) {
+            builder.passwordFile(java.nio.file.Path.of(params.passwordFile()));
+        }
         if (params.timeout() != null) {
             builder.connectTimeout(params.timeout()).readTimeout(params.timeout());
         }

@@ -35,6 +35,7 @@ class InitParamsProperties {
         VALUES.put("redis-key-prefix", List.of("rl:", "", "a b", "{x}", "x".repeat(65), "\u00fc"));
         VALUES.put("redis-timeout", DURATIONS);
         VALUES.put("redis-client-key-secret", List.of("0123456789abcdef", "short", ""));
+        VALUES.put("redis-password-file", List.of("/nonexistent/redis-password", "", "a\u0000b", "/dev/null"));
         VALUES.put("trusted-proxies", List.of("10.0.0.0/8", ",", " , ", "10.0.0.0/8,", ",10.0.0.0/8", "10.0.0.0/33", "::/0",
                 "::ffff:10.0.0.0/95", "10.0.0.0/\u0661", "localhost", "1.2.3.4/-1", "1.2.3.4/999999999999"));
         VALUES.put("forwarded-header", List.of("X-Forwarded-For", "forwarded", "", "X-Real-IP"));

@@ -16,7 +16,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** Invalid init-params fail {@code init} with a message that names the init-param and its value. */
 class InitParamsTest {
 
-    private static String initFailure(String... params) {
+    /** The message of the ServletException a filter with {@code params} fails init with. */
+    static String initFailure(String... params) {
         RateLimitFilter filter = new RateLimitFilter();
         try {
             filter.init(new MapFilterConfig(params));

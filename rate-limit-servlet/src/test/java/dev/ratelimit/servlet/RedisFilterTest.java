@@ -135,6 +135,30 @@ class RedisFilterTest {
     }
 
     @Test
+    void aPasswordFileInitParamLogsInWithThePasswordTheFileHoldsAtEachLogin(@TempDir Path dir) throws Exception {
+        redis.call("ACL", "SETUSER", "filter", "on", ">old", "~rl:*", "+@all");
+        try {
+            Path secret = Files.writeString(dir.resolve("redis-password"), "old\n");
+            TestServer server = serverWithInitParams("store", "redis://filter@127.0.0.1:" + redis.port(),
+                    "redis-password-file", secret.toString(), "failure-mode", "FAIL_CLOSED");
+            assertThat(remaining(server.get("/api/scan"))).isEqualTo("2");
+
+            // The rotation: both passwords valid, the file replaced, the old one removed, every connection logged in again.
+            redis.call("ACL", "SETUSER", "filter", ">new");
+            Files.writeString(secret, "new\n");
+            redis.call("ACL", "SETUSER", "filter", "<old");
+            redis.call("CLIENT", "KILL", "USER", "filter");
+
+            assertThat(remaining(server.get("/api/scan"))).as("decided on Redis, not by FAIL_CLOSED's 503").isEqualTo("1");
+            assertThat(InitParamsTest.initFailure("store", "redis://filter:old@127.0.0.1:" + redis.port(), "redis-password-file", secret.toString()))
+                    .contains("init-param redis-password-file=\"" + secret + "\": is set, but the url holds a password too")
+                    .doesNotContain(":old@");
+        } finally {
+            redis.call("ACL", "DELUSER", "filter");
+        }
+    }
+
+    @Test
     void aWebXmlDeclarationWithARedisUrlSharesTheQuotaWithACodeRegisteredFilter(@TempDir Path webapp) throws Exception {
         // The test webapp's web.xml, with store=memory replaced by this Redis' URL.
         Path webXml = Path.of(RedisFilterTest.class.getResource("/webapp/WEB-INF/web.xml").toURI());

@@ -3,6 +3,7 @@ package dev.ratelimit.store.redis;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.DefaultRedisCredentials;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.RedisClient;
@@ -28,15 +29,21 @@ final class Clients {
     private Clients() {
     }
 
+    /** @param passwordFile where the password is read at each login, instead of the URL's; null for the URL's */
     static Connections.Created create(RedisUrl url, Duration connectTimeout, Duration readTimeout, int poolSize,
-                                  SslOptions ssl) {
+                                  SslOptions ssl, PasswordFile passwordFile) {
         DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis(millis(connectTimeout))
                 .socketTimeoutMillis(millis(readTimeout))
                 .clientName("rate-limit")
-                .resp2()
-                .user(url.user())
-                .password(url.password());
+                .resp2();
+        if (passwordFile == null) {
+            config.user(url.user()).password(url.password());
+        } else {
+            // Asked each time a connection logs in: a password replaced in the file is used from the next login on.
+            String user = url.user();
+            config.credentialsProvider(() -> new DefaultRedisCredentials(user, passwordFile.current()));
+        }
         if (ssl != null) {
             config.sslOptions(ssl);
         } else if (url.tls()) {

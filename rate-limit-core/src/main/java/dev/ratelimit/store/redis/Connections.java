@@ -65,9 +65,10 @@ final class Connections implements AutoCloseable {
         this.owned = owned;
     }
 
-    /** Connections the store creates from {@code url} and closes with itself. */
-    static Connections of(RedisUrl url, Duration connectTimeout, Duration readTimeout, int poolSize, SslOptions ssl) {
-        return new Connections(() -> Clients.create(url, connectTimeout, readTimeout, poolSize, ssl), null, true);
+    /** Connections the store creates from {@code url} (its password from {@code passwordFile}, if not null) and closes with itself. */
+    static Connections of(RedisUrl url, Duration connectTimeout, Duration readTimeout, int poolSize, SslOptions ssl,
+                          PasswordFile passwordFile) {
+        return new Connections(() -> Clients.create(url, connectTimeout, readTimeout, poolSize, ssl, passwordFile), null, true);
     }
 
     /** A client the caller made and keeps: the store never closes it. */

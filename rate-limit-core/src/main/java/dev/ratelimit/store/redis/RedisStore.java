@@ -17,6 +17,7 @@ import redis.clients.jedis.SslOptions;
 import redis.clients.jedis.UnifiedJedis;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -249,6 +250,7 @@ public final class RedisStore implements RateLimitStore {
         private boolean timeFromClock;
         private int poolSize = DEFAULT_POOL_SIZE;
         private SslOptions sslOptions;
+        private Path passwordFile;
         /** The last connection option set (timeouts, pool, TLS), which a client passed in would ignore. */
         private String connectionOption;
 
@@ -527,13 +529,38 @@ public final class RedisStore implements RateLimitStore {
         }
 
         /**
+         * Reads the password from {@code file} each time a connection logs in, instead of from the URL, so
+         * that replacing the file (a Kubernetes secret mounted as a volume is updated in place) rotates
+         * the password without a restart: connections logged in stay so, new ones use the new password.
+         * The password is the file's first line, without its line ending. The URL then holds no password:
+         * {@code redis://user@host:6379} for an ACL user, {@code redis://host:6379} for the default user
+         * (on Sentinel, the master's user, as the URL's credentials are). {@link #build()} reads the file
+         * once and fails if it cannot be read or its first line is empty; later, a file that cannot be
+         * read (deleted, or caught half-written) leaves the last password read in use.
+         *
+         * @param file the password file
+         * @return this builder
+         * @throws InvalidConfigurationException if {@code file} is null
+         */
+        public Builder passwordFile(Path file) {
+            if (file == null) {
+                throw new InvalidConfigurationException("passwordFile", "must not be null");
+            }
+            this.passwordFile = file;
+            this.connectionOption = "passwordFile";
+            return this;
+        }
+
+        /**
          * The store; connections open on first use, so it builds while Redis is down.
          *
          * @return the store
          * @throws InvalidConfigurationException when neither or both of url and client are set, or an option
          *                                       set does not apply (a connection option with a client, the
          *                                       fallback share under another failure mode, TLS settings with
-         *                                       a URL that is not TLS)
+         *                                       a URL that is not TLS, a password file with a URL that holds a
+         *                                       password), a URL names a user but no password without a password
+         *                                       file, or the password file cannot be read
          * @throws IllegalStateException         when Jedis (8 or later) or commons-pool2 is missing from the
          *                                       class path, or Jedis is older than 8
          */
@@ -560,6 +587,14 @@ public final class RedisStore implements RateLimitStore {
                 throw new InvalidConfigurationException("sslOptions", "apply only to a TLS URL (rediss://, rediss-cluster://), "
                         + "but url is " + RedisUrl.mask(url) + ", whose connections are not encrypted");
             }
+            if (parsedUrl != null && passwordFile != null && parsedUrl.password() != null) {
+                throw new InvalidConfigurationException("passwordFile", "is set, but the url holds a password too: leave it "
+                        + "out of the url (user@host for an ACL user, no credentials for the default user); was " + passwordFile);
+            }
+            if (parsedUrl != null && passwordFile == null && parsedUrl.user() != null && parsedUrl.password() == null) {
+                throw new InvalidConfigurationException("url", "names a user without a password: write user:password@ "
+                        + "(:password@ for the default user), or set passwordFile to read it from a file, was " + RedisUrl.mask(url));
+            }
             // Applications sharing one Redis keep apart by their prefixes: their log lines say which is which.
             String prefix = keyPrefix.equals(DEFAULT_KEY_PREFIX) ? "" : " with key prefix " + keyPrefix;
             if (client != null) {
@@ -567,7 +602,8 @@ public final class RedisStore implements RateLimitStore {
                         "(client " + (client.getClass().getSimpleName().isEmpty() ? client.getClass().getName()
                                 : client.getClass().getSimpleName()) + ")" + prefix);
             }
-            return new RedisStore(this, Connections.of(parsedUrl, connectTimeout, readTimeout, poolSize, sslOptions),
+            return new RedisStore(this, Connections.of(parsedUrl, connectTimeout, readTimeout, poolSize, sslOptions,
+                            passwordFile == null ? null : PasswordFile.of(passwordFile)),
                     parsedUrl + prefix);
         }
 

@@ -18,7 +18,8 @@ import java.util.Locale;
  * rediss-cluster://...                                           the same over TLS
  * redis-sentinel://[user:password@]host1:port1,host2:port2/masterName[/db]
  * </pre>
- * One trailing {@code /} is ignored. User and password may be percent-encoded; {@code :password@} alone (no user) logs in as the default
+ * One trailing {@code /} is ignored. User and password may be percent-encoded; {@code user@} (no password) names a user
+ * whose password is read from a file ({@code RedisStore.Builder#passwordFile}); {@code :password@} alone (no user) logs in as the default
  * user. An IPv6 host is written in brackets, {@code [::1]:6379}, a zone id after {@code %25}
  * ({@code [fe80::1%25eth0]}). A {@code ${...}} placeholder is
  * refused, not expanded. Errors name the URL as {@link RedisUrlMask} shows it.
@@ -91,11 +92,12 @@ record RedisUrl(Kind kind, boolean tls, String user, String password, List<Node>
             }
             rest = rest.substring(at + 1);
             int colon = userInfo.indexOf(':');
-            if (colon < 0) {
+            if (colon < 0 && userInfo.isEmpty()) {
                 throw bad(url, "must write credentials as user:password@ or :password@");
             }
-            user = colon == 0 ? null : decode(url, userInfo.substring(0, colon));
-            password = decode(url, userInfo.substring(colon + 1));
+            // user@ alone: a user whose password the store reads from a file (RedisStore.Builder#passwordFile).
+            user = colon == 0 ? null : decode(url, colon < 0 ? userInfo : userInfo.substring(0, colon));
+            password = colon < 0 ? null : decode(url, userInfo.substring(colon + 1));
         }
         int slash = rest.indexOf('/');
         String hostList = slash < 0 ? rest : rest.substring(0, slash);
@@ -214,7 +216,7 @@ record RedisUrl(Kind kind, boolean tls, String user, String password, List<Node>
             case CLUSTER -> tls ? "rediss-cluster://" : "redis-cluster://";
             case SENTINEL -> "redis-sentinel://";
         });
-        if (password != null) {
+        if (password != null || user != null) {
             // As RedisUrlMask shows a URL: one rule for every line that names one.
             s.append("***@");
         }

@@ -5,10 +5,13 @@ import dev.ratelimit.FailureMode;
 import dev.ratelimit.InvalidConfigurationException;
 import dev.ratelimit.StoreHealth;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.SslOptions;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -153,6 +156,37 @@ class RedisStoreBuilderTest {
             assertThatThrownBy(() -> RedisStore.builder().client(client).sslOptions(SslOptions.defaults()).build())
                     .hasMessageStartingWith("sslOptions: ");
         }
+    }
+
+    @Test
+    void aPasswordFileIsReadAtTheBuildAndRefusedWithAUrlThatHoldsAPasswordOrWithAClient(@TempDir Path dir) throws Exception {
+        Path missing = dir.resolve("missing");
+        assertThatThrownBy(() -> RedisStore.builder().url("redis://u@127.0.0.1:1").passwordFile(missing).build())
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("passwordFile: cannot be read (NoSuchFileException), was " + missing);
+        Path empty = Files.writeString(dir.resolve("empty"), "\nhunter2");
+        assertThatThrownBy(() -> RedisStore.builder().url("redis://127.0.0.1:1").passwordFile(empty).build())
+                .hasMessage("passwordFile: must hold the password on its first line, but that line is empty; was " + empty);
+        Path file = Files.writeString(dir.resolve("pw"), "hunter2\n");
+        assertThatThrownBy(() -> RedisStore.builder().url("redis://u:other@127.0.0.1:1").passwordFile(file).build())
+                .hasMessage("passwordFile: is set, but the url holds a password too: leave it out of the url (user@host for an ACL"
+                        + " user, no credentials for the default user); was " + file);
+        try (RedisClient client = RedisClient.builder().hostAndPort(new HostAndPort("127.0.0.1", 1)).build()) {
+            assertThatThrownBy(() -> RedisStore.builder().client(client).passwordFile(file).build()).hasMessageStartingWith("passwordFile: ");
+        }
+        assertThatThrownBy(() -> RedisStore.builder().passwordFile(null)).hasMessage("passwordFile: must not be null");
+        try (RedisStore store = RedisStore.builder().url("redis://ratelimit@127.0.0.1:1").passwordFile(file).build()) {
+            assertThat(store.toString()).startsWith("RedisStore[redis://***@127.0.0.1:1,").doesNotContain("hunter2");
+        }
+    }
+
+    @Test
+    void aUrlNamingAUserWithoutAPasswordNeedsAPasswordFile() {
+        // Never echoed: a password written without its colon (another client's URL form) would read as a user.
+        assertThatThrownBy(() -> RedisStore.builder().url("redis://hunter2@127.0.0.1:1").build())
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("url: names a user without a password: write user:password@ (:password@ for the default user),"
+                        + " or set passwordFile to read it from a file, was \"redis://***@127.0.0.1:1\"");
     }
 
     @Test

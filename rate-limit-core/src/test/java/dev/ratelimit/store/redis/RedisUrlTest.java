@@ -91,8 +91,7 @@ class RedisUrlTest {
             "redis://host//             | must have at most one path segment",
             "redis://host/2//           | must have at most one path segment",
             "redis://host?timeout=5     | must not have a query",
-            "redis://:6379              | has an invalid host",
-            "redis://secretonly@host    | must write credentials as user:password@"})
+            "redis://:6379              | has an invalid host"})
     void aBadUrlFailsNamingTheFieldAndTheValue(String url, String problem) {
         assertThatThrownBy(() -> RedisUrl.parse(url))
                 .isInstanceOf(InvalidConfigurationException.class)
@@ -142,7 +141,7 @@ class RedisUrlTest {
     @Test
     void aBadUrlNeverEchoesItsPassword() {
         for (String url : List.of("redis://admin:hunter2@host:notaport", "redis-cluster://:hunter2@h:1/9",
-                "redis://hunter2@host", "ftp://user:hunter2@host",
+                "ftp://user:hunter2@host",
                 // no "://": a typo in the scheme, or none at all
                 "redis:/:hunter2@host:6379", "redis:admin:hunter2@host", ":hunter2@host:6379", ":hunter2@redis://host",
                 // no '@' at all: the host left out, the password sits where the port goes
@@ -202,6 +201,14 @@ class RedisUrlTest {
                 .hasMessageStartingWith("url: must not have a query or fragment").hasMessageNotContaining("hunter2");
         assertThatThrownBy(() -> RedisUrl.parse("redis://#hunter2"))
                 .hasMessageStartingWith("url: must not have a query or fragment").hasMessageNotContaining("hunter2");
+    }
+
+    @Test
+    void aUserWithoutAPasswordIsAUserWhosePasswordComesFromAFile() {
+        RedisUrl url = RedisUrl.parse("redis://rate%2Dlimit@cache:6380");
+        assertThat(url.user()).isEqualTo("rate-limit");
+        assertThat(url.password()).isNull();
+        assertThat(url).hasToString("redis://***@cache:6380");
     }
 
     @Test

@@ -77,6 +77,7 @@ final class ExampleApp implements AutoCloseable {
             options.redisTimeout().ifPresent(t -> redis.connectTimeout(t).readTimeout(t));
             options.redisKeyPrefix().ifPresent(redis::keyPrefix);
             options.clientKeySecret().ifPresent(redis::clientKeySecret);
+            options.redisPasswordFile().ifPresent(redis::passwordFile);
             RedisStore redisStore = redis.build();
             store = redisStore;
             FailureMode mode = options.failureMode().orElse(FailureMode.LOCAL_FALLBACK);
@@ -86,6 +87,7 @@ final class ExampleApp implements AutoCloseable {
                     ? " (each instance allows " + options.fallbackShare().orElse(1.0) + " of each limit)" : "")
                     + options.redisKeyPrefix().map(prefix -> "; keys under " + prefix).orElse("")
                     + (options.clientKeySecret().isPresent() ? "; client ids hashed with the secret (HMAC-SHA-256)" : "")
+                    + options.redisPasswordFile().map(file -> "; password read from " + file + " at each login").orElse("")
                     + (warning.isEmpty() ? "; connection check at start-up: passed" : "; connection check at start-up: FAILED (see the warning)");
         } else {
             MemoryStore.Builder memoryBuilder = MemoryStore.builder().clock(clock);

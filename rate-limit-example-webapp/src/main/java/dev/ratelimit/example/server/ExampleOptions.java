@@ -31,13 +31,15 @@ import java.util.Optional;
  * @param redisTimeout   empty for the Redis store's default
  * @param redisKeyPrefix empty for the Redis store's default ({@code rl:})
  * @param clientKeySecret empty for the Redis store's plain SHA-256 client hash
+ * @param redisPasswordFile empty for the password in the Redis URL
  * @param maxKeysPerLimit empty for the in-memory store's default
  * @param filterOn       false: no rate-limit filter is installed (to measure its cost)
  * @param help           {@code --help} was given: print the usage and stop
  */
 record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimitConfig config, String configSource,
                       Optional<FailureMode> failureMode, Optional<Double> fallbackShare, Optional<Duration> redisTimeout,
-                      Optional<String> redisKeyPrefix, Optional<String> clientKeySecret, Optional<Integer> maxKeysPerLimit,
+                      Optional<String> redisKeyPrefix, Optional<String> clientKeySecret, Optional<Path> redisPasswordFile,
+                      Optional<Integer> maxKeysPerLimit,
                       List<String> trustedProxies, Duration shutdownTimeout, boolean filterOn, boolean help) {
     /** The longest shutdown timeout: Jetty's stop timeout and the stop log must not overflow. */
     private static final Duration MAX_SHUTDOWN_TIMEOUT = Duration.ofDays(1);
@@ -75,6 +77,7 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
         return "ExampleOptions[port=" + port + ", host=" + host + ", redisUrl=" + redisUrl.map(RedisUrlMask::mask)
                 + ", configSource=" + configSource + ", failureMode=" + failureMode + ", fallbackShare=" + fallbackShare
                 + ", redisTimeout=" + redisTimeout + ", redisKeyPrefix=" + redisKeyPrefix + ", clientKeySecret=" + clientKeySecret.map(x -> "(hidden)")
+                + ", redisPasswordFile=" + redisPasswordFile
                 + ", maxKeysPerLimit=" + maxKeysPerLimit + ", trustedProxies=" + trustedProxies + ", shutdownTimeout=" + shutdownTimeout + ", filterOn=" + filterOn + "]";
     }
 
@@ -137,6 +140,7 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
             }
             redisUrl = Optional.of(r.value());
         }
+        Optional<Path> redisPasswordFile = redisPasswordFile(raw, redisUrl);
 
         RateLimitConfig config;
         String configSource;
@@ -282,8 +286,39 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
             }
         }
         return new ExampleOptions(port, host, redisUrl, config, configSource, mode, share, redisTimeout, redisKeyPrefix, clientKeySecret,
-                maxKeys, proxies,
+                redisPasswordFile, maxKeys, proxies,
                 timeout, filterOn, help);
+    }
+
+    /**
+     * The password file, read once to check it (the store reads it again at each login), and the URL's
+     * credentials checked against it: a URL naming a user needs a password, in it or in the file, not both.
+     */
+    private static Optional<Path> redisPasswordFile(Map<Setting, Raw> raw, Optional<String> redisUrl) throws OptionException {
+        Raw pf = raw.get(Setting.REDIS_PASSWORD_FILE);
+        Raw url = raw.get(Setting.REDIS_URL);
+        Path file = null;
+        if (pf != null) {
+            pf.requireRedis(redisUrl);
+            try {
+                file = Path.of(pf.value());
+            } catch (InvalidPathException e) {
+                throw pf.invalid("must name the file holding the Redis password on its first line");
+            }
+        }
+        if (redisUrl.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            RedisStore.Builder store = RedisStore.builder().url(redisUrl.get());
+            if (file != null) {
+                store.passwordFile(file);
+            }
+            store.build().close(); // connects to nothing: checks the options only
+        } catch (InvalidConfigurationException e) {
+            throw (e.path().equals("passwordFile") ? pf : url).invalid(printable(e.problem().replaceFirst("[,;] was .*$", "")));
+        }
+        return Optional.ofNullable(file);
     }
 
     /** {@code raw}'s value as a duration, or an error that says {@code problem}. */
@@ -311,6 +346,7 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
             case REDIS_TIMEOUT -> "250ms";
             case REDIS_KEY_PREFIX -> "shop:";
             case REDIS_CLIENT_KEY_SECRET -> "a-long-random-secret";
+            case REDIS_PASSWORD_FILE -> "/run/secrets/redis-password";
             case MAX_KEYS_PER_LIMIT -> "500000";
             case TRUSTED_PROXIES -> "10.0.0.0/8";
             case FILTER -> "off";

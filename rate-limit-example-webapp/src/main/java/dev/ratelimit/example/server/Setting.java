@@ -26,6 +26,9 @@ public enum Setting {
     REDIS_CLIENT_KEY_SECRET("RATE_LIMIT_REDIS_CLIENT_KEY_SECRET", "none: plain SHA-256",
             "hash client ids in Redis keys with HMAC-SHA-256 under this secret (16+ characters, the same on every "
                     + "instance), so readers of Redis cannot test IP addresses against them; Redis only"),
+    REDIS_PASSWORD_FILE("RATE_LIMIT_REDIS_PASSWORD_FILE", "none: the password in REDIS_URL",
+            "read the Redis password from this file's first line at each login instead of from REDIS_URL "
+                    + "(redis://user@host:port), so that replacing the file rotates it without a restart; Redis only"),
     MAX_KEYS_PER_LIMIT("RATE_LIMIT_MAX_KEYS_PER_LIMIT", "100000",
             "the most clients the in-memory store tracks per limit; at the cap the least-used are evicted "
                     + "(counted by ratelimit_evictions_total); in memory only"),

@@ -96,6 +96,26 @@ class ExampleOptionsTest {
     }
 
     @Test
+    void takesARedisPasswordFileReadingItOnceToCheckItAndTheUrlsCredentialsAgainstIt(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("redis-password"), "hunter2\n");
+        ExampleOptions o = ExampleOptions.parse(new String[0], Map.of("REDIS_URL", "redis://ratelimit@cache:6379",
+                "RATE_LIMIT_REDIS_PASSWORD_FILE", file.toString()));
+        assertThat(o.redisPasswordFile()).hasValue(file);
+        assertThat(o.toString()).doesNotContain("hunter2");
+
+        Path missing = dir.resolve("missing");
+        assertThat(problem(Map.of("REDIS_URL", "redis://ratelimit@cache:6379"), "--redis-password-file=" + missing))
+                .isEqualTo("--redis-password-file=\"" + missing + "\": cannot be read (NoSuchFileException)");
+        assertThat(problem(Map.of("REDIS_URL", "redis://ratelimit:other@cache:6379", "RATE_LIMIT_REDIS_PASSWORD_FILE", file.toString())))
+                .startsWith("RATE_LIMIT_REDIS_PASSWORD_FILE=\"" + file + "\": is set, but the url holds a password too");
+        assertThat(problem(Map.of("REDIS_URL", "redis://hunter2@cache:6379")))
+                .isEqualTo("REDIS_URL=\"redis://***@cache:6379\": names a user without a password: write user:password@"
+                        + " (:password@ for the default user), or set passwordFile to read it from a file");
+        assertThat(problem(Map.of("RATE_LIMIT_REDIS_PASSWORD_FILE", file.toString())))
+                .endsWith(": applies only to a Redis store; set REDIS_URL too");
+    }
+
+    @Test
     void namesTheSettingItsSourceAndTheValueOfEachBadOne() {
         assertThat(problem(Map.of("PORT", "eighty"))).isEqualTo("PORT=\"eighty\": must be a whole number from 0 to 65535");
         assertThat(problem(Map.of(), "--port=70000")).isEqualTo("--port=\"70000\": must be a whole number from 0 to 65535");
@@ -201,7 +221,7 @@ class ExampleOptionsTest {
             assertThat(lines.get(i).indexOf(s.description())).as("%s's description", s.env()).isEqualTo(lines.get(0).indexOf("HTTP port"));
         }
         assertThat(List.of(Setting.values()).stream().map(Setting::flag)).containsExactly("--port", "--host", "--redis-url",
-                "--config", "--failure-mode", "--fallback-share", "--redis-timeout", "--redis-key-prefix", "--redis-client-key-secret",
+                "--config", "--failure-mode", "--fallback-share", "--redis-timeout", "--redis-key-prefix", "--redis-client-key-secret", "--redis-password-file",
                 "--max-keys-per-limit", "--trusted-proxies",
                 "--filter", "--shutdown-timeout");
     }

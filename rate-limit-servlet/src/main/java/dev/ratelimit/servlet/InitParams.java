@@ -231,7 +231,7 @@ final class InitParams {
             };
             String value = name.equals("store") ? RedisParams.maskedUrl(kind) : RedisParams.masked(echoed(name));
             // The value is named once, before the problem: not again at its end, as the store's own message does.
-            String problem = RedisParams.masked(e.problem());
+            String problem = RedisParams.masked(e.problem()).replace("or set passwordFile to", "or set init-param redis-password-file to");
             for (String echo : new String[] {", was \"" + value + "\"", ", was " + value}) {
                 if (problem.endsWith(echo)) {
                     problem = problem.substring(0, problem.length() - echo.length());

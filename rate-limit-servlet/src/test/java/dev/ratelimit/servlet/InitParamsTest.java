@@ -110,6 +110,14 @@ class InitParamsTest {
     }
 
     @Test
+    void aStoreUrlNamingAUserWithoutAPasswordPointsAtThePasswordFileInitParam() {
+        assertThat(initFailure("store", "redis://hunter2@127.0.0.1:1"))
+                .endsWith("init-param store=\"redis://***@127.0.0.1:1\": names a user without a password: write user:password@"
+                        + " (:password@ for the default user), or set init-param redis-password-file to read it from a file")
+                .doesNotContain("hunter2");
+    }
+
+    @Test
     void failsInitOnAnInvalidRedisUrlWithoutEchoingItsPassword() {
         String failure = initFailure("store", "redis://:hunter2@127.0.0.1:notaport/0");
 

@@ -532,11 +532,14 @@ public final class RedisStore implements RateLimitStore {
          * Reads the password from {@code file} each time a connection logs in, instead of from the URL, so
          * that replacing the file (a Kubernetes secret mounted as a volume is updated in place) rotates
          * the password without a restart: connections logged in stay so, new ones use the new password.
-         * The password is the file's first line, without its line ending. The URL then holds no password:
-         * {@code redis://user@host:6379} for an ACL user, {@code redis://host:6379} for the default user
-         * (on Sentinel, the master's user, as the URL's credentials are). {@link #build()} reads the file
-         * once and fails if it cannot be read or its first line is empty; later, a file that cannot be
-         * read (deleted, or caught half-written) leaves the last password read in use.
+         * The password is the file's first line (UTF-8, a byte order mark dropped), without its line
+         * ending, neither blank nor with white space at either end, at most 4096 characters; only a regular
+         * file is read. The URL then holds no password: {@code redis://user@host:6379} for an ACL user,
+         * {@code redis://host:6379} for the default user (on Sentinel, the master's user, as the URL's
+         * credentials are). {@link #build()} reads the file once and fails naming it (never its content)
+         * if it cannot be so read; later, a file that cannot be (deleted, or caught empty while being
+         * replaced) leaves the last password read in use, with a warning in the store's log, and a new
+         * password read is logged (never its value).
          *
          * @param file the password file
          * @return this builder
@@ -603,7 +606,7 @@ public final class RedisStore implements RateLimitStore {
                                 : client.getClass().getSimpleName()) + ")" + prefix);
             }
             return new RedisStore(this, Connections.of(parsedUrl, connectTimeout, readTimeout, poolSize, sslOptions,
-                            passwordFile == null ? null : PasswordFile.of(passwordFile)),
+                            passwordFile == null ? null : PasswordFile.of(passwordFile, parsedUrl + prefix, OutageLog.Lines.to(LOG))),
                     parsedUrl + prefix);
         }
 

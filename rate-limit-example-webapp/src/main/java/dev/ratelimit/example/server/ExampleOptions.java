@@ -316,7 +316,8 @@ record ExampleOptions(int port, String host, Optional<String> redisUrl, RateLimi
             }
             store.build().close(); // connects to nothing: checks the options only
         } catch (InvalidConfigurationException e) {
-            throw (e.path().equals("passwordFile") ? pf : url).invalid(printable(e.problem().replaceFirst("[,;] was .*$", "")));
+            throw (e.path().equals("passwordFile") ? pf : url).invalid(printable(e.problem().replaceFirst("[,;] was .*$", "")
+                    .replace("or set passwordFile to", "or set " + Setting.REDIS_PASSWORD_FILE.env() + " (" + Setting.REDIS_PASSWORD_FILE.flag() + ") to")));
         }
         return Optional.ofNullable(file);
     }

@@ -110,7 +110,7 @@ class ExampleOptionsTest {
                 .startsWith("RATE_LIMIT_REDIS_PASSWORD_FILE=\"" + file + "\": is set, but the url holds a password too");
         assertThat(problem(Map.of("REDIS_URL", "redis://hunter2@cache:6379")))
                 .isEqualTo("REDIS_URL=\"redis://***@cache:6379\": names a user without a password: write user:password@"
-                        + " (:password@ for the default user), or set passwordFile to read it from a file");
+                        + " (:password@ for the default user), or set RATE_LIMIT_REDIS_PASSWORD_FILE (--redis-password-file) to read it from a file");
         assertThat(problem(Map.of("RATE_LIMIT_REDIS_PASSWORD_FILE", file.toString())))
                 .endsWith(": applies only to a Redis store; set REDIS_URL too");
     }

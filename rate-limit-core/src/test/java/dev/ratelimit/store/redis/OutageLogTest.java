@@ -25,17 +25,7 @@ class OutageLogTest {
     private static final IllegalStateException DOWN = new IllegalStateException("down");
 
     private final List<String> lines = new ArrayList<>();
-    private final OutageLog log = new OutageLog(new OutageLog.Lines() {
-        @Override
-        public void warn(String line) {
-            lines.add("WARN " + line);
-        }
-
-        @Override
-        public void info(String line) {
-            lines.add("INFO " + line);
-        }
-    }, "redis://h:1", FailureMode.LOCAL_FALLBACK);
+    private final OutageLog log = new OutageLog(new RecordedLines(lines), "redis://h:1", FailureMode.LOCAL_FALLBACK);
 
     @Test
     void saysOnceThatTheStoreWasUsedAfterCloseWhateverTheOutagesAround() {

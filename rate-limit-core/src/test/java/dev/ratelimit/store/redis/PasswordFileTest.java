@@ -23,17 +23,7 @@ class PasswordFileTest {
     @TempDir
     Path dir;
     private final List<String> lines = new ArrayList<>();
-    private final OutageLog.Lines log = new OutageLog.Lines() {
-        @Override
-        public void warn(String line) {
-            lines.add("WARN " + line);
-        }
-
-        @Override
-        public void info(String line) {
-            lines.add("INFO " + line);
-        }
-    };
+    private final OutageLog.Lines log = new RecordedLines(lines);
 
     @Test
     void thePasswordIsTheFirstLineWithoutAByteOrderMarkOrALineEnding() throws IOException {

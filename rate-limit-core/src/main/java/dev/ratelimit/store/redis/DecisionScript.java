@@ -110,14 +110,18 @@ final class DecisionScript {
         if (library.available()) {
             long loads = library.loads();
             try {
-                return toLongs(calls.fcall(redis, library.function(), keys, args));
+                long[] decided = toLongs(calls.fcall(redis, library.function(), keys, args));
+                library.succeeded();
+                return decided;
             } catch (JedisDataException e) {
                 if (FunctionLibrary.isNotFound(e) && library.loadsPaused()) {
                     return toLongs(redis.eval(source, keys, args)); // a load just did not help: see below
                 }
                 if (library.recover(redis, keys.get(0), e, loads)) {
                     try {
-                        return toLongs(calls.fcall(redis, library.function(), keys, args));
+                        long[] decided = toLongs(calls.fcall(redis, library.function(), keys, args));
+                        library.succeeded();
+                        return decided;
                     } catch (JedisDataException again) {
                         if (!FunctionLibrary.isNotFound(again)) {
                             throw again;

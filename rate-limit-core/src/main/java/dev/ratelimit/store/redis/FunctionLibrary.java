@@ -26,20 +26,28 @@ import java.util.concurrent.CompletionException;
  * node owning the keys (a master importing the keys' slot during a resharding, reached through ASK,
  * is not, and decides that call by EVAL: see {@link DecisionScript}). Redis before 7 (no FCALL) or an
  * ACL that denies FCALL or FUNCTION LOAD turns the library off for the store, which then sends
- * EVALSHA scripts (see {@link DecisionScript}). A server that refuses the load for the state it is
+ * EVALSHA scripts (see {@link DecisionScript}), for {@link #RECHECK_MICROS}: then FCALL is tried
+ * again, since the server behind the store's URL may have changed (a failover to an upgraded Redis, an
+ * ACL given {@code +fcall}); a trial's upgrade by failover stayed on EVALSHA, a quarter more Redis time
+ * per decision, until the application restarted. A server that refuses the load for the state it is
  * in (full, a read-only replica, loading) only fails that call, by the failure mode, and is asked
  * to load it again by the next.
  */
 final class FunctionLibrary {
     /** How long after a load that did not help (see {@link #loadDidNotHelp}) a missing library is not loaded again. */
     static final long RELOAD_PAUSE_MICROS = 1_000_000;
+    /** How long after the library was turned off FCALL is tried again: the server may have been upgraded since (a failover to Redis 7, an ACL changed). */
+    static final long RECHECK_MICROS = 60_000_000L;
     private static final Logger LOG = LoggerFactory.getLogger(FunctionLibrary.class);
 
     private final String source;
     private final String function;
     private final String description;
     private final Clock clock;
-    private volatile boolean available = true;
+    /** Until when (the store's clock, µs) decisions go by EVALSHA; 0 while the library is on. */
+    private volatile long offUntil;
+    /** Whether the library was turned off and no FCALL has succeeded since; guarded by this for writes. */
+    private volatile boolean off;
     /** Until when (the store's clock, µs) "Function not found" loads nothing: see {@link #loadDidNotHelp}. */
     private volatile long reloadPausedUntil;
     /** Successful loads by this store; guarded by this, read without the lock by {@link #loads()}. */
@@ -59,9 +67,29 @@ final class FunctionLibrary {
         this.clock = clock;
     }
 
-    /** Whether decisions go by FCALL; false once the server showed it cannot run the library. */
+    /** Whether decisions go by FCALL: false for {@link #RECHECK_MICROS} after the server showed it cannot run the library. */
     boolean available() {
-        return available;
+        long until = offUntil;
+        if (until == 0) {
+            return true;
+        }
+        long now = clock.nowMicros();
+        return now >= until || until - now > RECHECK_MICROS; // a clock stepped back must not hold it off until it catches up
+    }
+
+    /** An FCALL succeeded: if the library had been turned off, it is on again (once logged). */
+    void succeeded() {
+        if (!off) {
+            return;
+        }
+        synchronized (this) {
+            if (!off) {
+                return;
+            }
+            off = false;
+            offUntil = 0;
+        }
+        LOG.info("Redis store {}: Redis Functions available again; deciding with FCALL", description);
     }
 
     /** The function to FCALL. */
@@ -213,10 +241,11 @@ final class FunctionLibrary {
     private void turnOff(JedisDataException cause) {
         synchronized (this) {
             // Checked and set under the lock: callers refused together must not both log the switch.
-            if (!available) {
-                return;
+            offUntil = clock.nowMicros() + RECHECK_MICROS;
+            if (off) {
+                return; // still unavailable at a re-check (or refused together): logged when first turned off
             }
-            available = false;
+            off = true;
         }
         LOG.info("Redis store {}: Redis Functions unavailable ({}); deciding with EVALSHA scripts",
                 description, OutageLog.describe(cause));

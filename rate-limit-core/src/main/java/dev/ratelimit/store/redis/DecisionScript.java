@@ -109,9 +109,10 @@ final class DecisionScript {
     long[] run(CallBatcher calls, UnifiedJedis redis, List<String> keys, List<String> args) {
         if (library.available()) {
             long loads = library.loads();
+            long offs = library.offs();
             try {
                 long[] decided = toLongs(calls.fcall(redis, library.function(), keys, args));
-                library.succeeded();
+                library.succeeded(offs);
                 return decided;
             } catch (JedisDataException e) {
                 if (FunctionLibrary.isNotFound(e) && library.loadsPaused()) {
@@ -120,7 +121,7 @@ final class DecisionScript {
                 if (library.recover(redis, keys.get(0), e, loads)) {
                     try {
                         long[] decided = toLongs(calls.fcall(redis, library.function(), keys, args));
-                        library.succeeded();
+                        library.succeeded(offs);
                         return decided;
                     } catch (JedisDataException again) {
                         if (!FunctionLibrary.isNotFound(again)) {

@@ -26,17 +26,19 @@ import java.util.concurrent.CompletionException;
  * node owning the keys (a master importing the keys' slot during a resharding, reached through ASK,
  * is not, and decides that call by EVAL: see {@link DecisionScript}). Redis before 7 (no FCALL) or an
  * ACL that denies FCALL or FUNCTION LOAD turns the library off for the store, which then sends
- * EVALSHA scripts (see {@link DecisionScript}), for {@link #RECHECK_MICROS}: then FCALL is tried
- * again, since the server behind the store's URL may have changed (a failover to an upgraded Redis, an
- * ACL given {@code +fcall}); a trial's upgrade by failover stayed on EVALSHA, a quarter more Redis time
- * per decision, until the application restarted. A server that refuses the load for the state it is
+ * EVALSHA scripts (see {@link DecisionScript}). Turned off by a Redis without FCALL ("unknown
+ * command"), it is tried again after {@link #RECHECK_MICROS}, since the server behind the store's URL
+ * may have been upgraded by a failover (a trial's upgrade stayed on EVALSHA, a quarter more Redis time
+ * per decision, until the application restarted); turned off by an ACL, it stays off, as every re-check
+ * would add an entry to the server's ACL LOG. Only the first switch each way is logged at INFO, later
+ * ones at DEBUG: a Cluster whose masters differ (a rolling upgrade) switches each minute. A server that refuses the load for the state it is
  * in (full, a read-only replica, loading) only fails that call, by the failure mode, and is asked
  * to load it again by the next.
  */
 final class FunctionLibrary {
     /** How long after a load that did not help (see {@link #loadDidNotHelp}) a missing library is not loaded again. */
     static final long RELOAD_PAUSE_MICROS = 1_000_000;
-    /** How long after the library was turned off FCALL is tried again: the server may have been upgraded since (a failover to Redis 7, an ACL changed). */
+    /** How long after a Redis without FCALL turned the library off FCALL is tried again: the server may have been upgraded since (a failover to Redis 7). */
     static final long RECHECK_MICROS = 60_000_000L;
     private static final Logger LOG = LoggerFactory.getLogger(FunctionLibrary.class);
 
@@ -46,8 +48,14 @@ final class FunctionLibrary {
     private final Clock clock;
     /** Until when (the store's clock, µs) decisions go by EVALSHA; 0 while the library is on. */
     private volatile long offUntil;
-    /** Whether the library was turned off and no FCALL has succeeded since; guarded by this for writes. */
+    /** Whether the library was turned off and no FCALL sent since has succeeded; written under this. */
     private volatile boolean off;
+    /** Turned off by an ACL: no re-check. Written under this. */
+    private volatile boolean offForGood;
+    /** How many times the library was turned off; written under this, read before a call by {@link #offs()}. */
+    private volatile long offs;
+    /** Switches logged at INFO so far (the first off, the first on again); later ones go to DEBUG. Guarded by this. */
+    private int switchesLogged;
     /** Until when (the store's clock, µs) "Function not found" loads nothing: see {@link #loadDidNotHelp}. */
     private volatile long reloadPausedUntil;
     /** Successful loads by this store; guarded by this, read without the lock by {@link #loads()}. */
@@ -73,23 +81,45 @@ final class FunctionLibrary {
         if (until == 0) {
             return true;
         }
+        if (offForGood) {
+            return false;
+        }
         long now = clock.nowMicros();
         return now >= until || until - now > RECHECK_MICROS; // a clock stepped back must not hold it off until it catches up
     }
 
-    /** An FCALL succeeded: if the library had been turned off, it is on again (once logged). */
-    void succeeded() {
+    /** Times the library was turned off so far: read before an FCALL is sent, for {@link #succeeded}. */
+    long offs() {
+        return offs;
+    }
+
+    /**
+     * An FCALL sent when {@link #offs()} read {@code offsBefore} succeeded: if the library was turned
+     * off before it was sent, it is on again. One sent before the library was turned off says nothing
+     * new (a reply of the old master, arriving after the new one refused FCALL).
+     */
+    void succeeded(long offsBefore) {
         if (!off) {
             return;
         }
         synchronized (this) {
-            if (!off) {
+            if (!off || offs != offsBefore) {
                 return;
             }
             off = false;
             offUntil = 0;
+            say("Redis store " + description + ": Redis Functions available again; deciding with FCALL");
         }
-        LOG.info("Redis store {}: Redis Functions available again; deciding with FCALL", description);
+    }
+
+    /** Logs a switch: at INFO the first each way, at DEBUG after (a Cluster whose masters differ switches each minute). */
+    private void say(String line) {
+        if (switchesLogged < 2) {
+            switchesLogged++;
+            LOG.info(line);
+        } else {
+            LOG.debug(line);
+        }
     }
 
     /** The function to FCALL. */
@@ -238,17 +268,22 @@ final class FunctionLibrary {
         }
     }
 
+    /** Turns the library off: for {@link #RECHECK_MICROS} if {@code cause} is a Redis without FCALL, else (an ACL) for good. */
     private void turnOff(JedisDataException cause) {
+        boolean noFcall = message(cause).startsWith("err unknown command");
         synchronized (this) {
             // Checked and set under the lock: callers refused together must not both log the switch.
             offUntil = clock.nowMicros() + RECHECK_MICROS;
+            offForGood |= !noFcall;
             if (off) {
                 return; // still unavailable at a re-check (or refused together): logged when first turned off
             }
             off = true;
+            offs++;
+            say("Redis store " + description + ": Redis Functions unavailable (" + OutageLog.describe(cause)
+                    + "); deciding with EVALSHA scripts" + (noFcall ? "" : " (FCALL is not tried again: give the store's user"
+                    + " +fcall and +function|load, and restart the application, to use it)"));
         }
-        LOG.info("Redis store {}: Redis Functions unavailable ({}); deciding with EVALSHA scripts",
-                description, OutageLog.describe(cause));
     }
 
     /**

@@ -217,7 +217,7 @@ final class InitParams {
                 param("redis-key-prefix"),
                 optional("redis-timeout", s -> parse("redis-timeout", s, () -> DurationFormat.parse(s, "redis-timeout"),
                         "must be a duration such as 500ms or 2s")),
-                param("redis-client-key-secret"), passwordFile());
+                param("redis-client-key-secret"), param("redis-password-file"));
         try {
             return redis.createStore(prefix());
         } catch (InvalidConfigurationException e) {
@@ -244,23 +244,6 @@ final class InitParams {
             throw new ServletException(prefix() + "init-param store=\"" + RedisParams.maskedUrl(kind) + "\": "
                     + RedisParams.masked(String.valueOf(e.getMessage())));
         }
-    }
-
-    /** Init-param {@code redis-password-file}: a path, checked as one here; the store reads the file. Null when absent. */
-    private String passwordFile() throws ServletException {
-        String file = param("redis-password-file");
-        if (file == null) {
-            return null;
-        }
-        try {
-            if (file.isEmpty() || Path.of(file).toString().isEmpty()) {
-                throw new java.nio.file.InvalidPathException(file, "empty");
-            }
-        } catch (java.nio.file.InvalidPathException e) {
-            throw invalid("redis-password-file", file, "must name the file holding the Redis password on its first line; "
-                    + "leave the init-param out for the store URL's password");
-        }
-        return file;
     }
 
     /** Reads the configuration at {@code location} into {@code builder}, whose checks of it name the file too. */

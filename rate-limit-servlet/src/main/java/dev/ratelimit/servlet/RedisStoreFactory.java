@@ -36,7 +36,12 @@ final class RedisStoreFactory {
             builder.clientKeySecret(params.clientKeySecret());
         }
         if (params.passwordFile() != null) {
-            builder.passwordFile(java.nio.file.Path.of(params.passwordFile()));
+            try {
+                builder.passwordFile(java.nio.file.Path.of(params.passwordFile()));
+            } catch (java.nio.file.InvalidPathException e) {
+                throw new dev.ratelimit.InvalidConfigurationException("passwordFile", "must name the file holding the Redis "
+                        + "password on its first line");
+            }
         }
         if (params.timeout() != null) {
             builder.connectTimeout(params.timeout()).readTimeout(params.timeout());

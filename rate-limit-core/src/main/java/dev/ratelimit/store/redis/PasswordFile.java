@@ -41,6 +41,28 @@ final class PasswordFile {
     }
 
     /**
+     * The password file a store made from {@code parsedUrl} (as written: {@code url}) logs in with: null
+     * when {@code file} is null, the URL's own password then applying.
+     *
+     * @throws InvalidConfigurationException when the URL names a user without a password and there is no
+     *                                       file, when it holds a password beside a file, or as {@link #of}
+     */
+    static PasswordFile forUrl(RedisUrl parsedUrl, String url, Path file, String store, OutageLog.Lines log) {
+        if (file == null) {
+            if (parsedUrl.user() != null && parsedUrl.password() == null) {
+                throw new InvalidConfigurationException("url", "names a user without a password: write user:password@ "
+                        + "(:password@ for the default user), or set passwordFile to read it from a file, was " + RedisUrl.mask(url));
+            }
+            return null;
+        }
+        if (parsedUrl.password() != null) {
+            throw new InvalidConfigurationException("passwordFile", "is set, but the url holds a password too: leave it "
+                    + "out of the url (user@host for an ACL user, no credentials for the default user); was " + file);
+        }
+        return of(file, store, log);
+    }
+
+    /**
      * The password file at {@code file}, read once now; {@code store} is the store's description, and
      * {@code log} where the lines said at later logins go (the store's logger).
      *

@@ -590,14 +590,6 @@ public final class RedisStore implements RateLimitStore {
                 throw new InvalidConfigurationException("sslOptions", "apply only to a TLS URL (rediss://, rediss-cluster://), "
                         + "but url is " + RedisUrl.mask(url) + ", whose connections are not encrypted");
             }
-            if (parsedUrl != null && passwordFile != null && parsedUrl.password() != null) {
-                throw new InvalidConfigurationException("passwordFile", "is set, but the url holds a password too: leave it "
-                        + "out of the url (user@host for an ACL user, no credentials for the default user); was " + passwordFile);
-            }
-            if (parsedUrl != null && passwordFile == null && parsedUrl.user() != null && parsedUrl.password() == null) {
-                throw new InvalidConfigurationException("url", "names a user without a password: write user:password@ "
-                        + "(:password@ for the default user), or set passwordFile to read it from a file, was " + RedisUrl.mask(url));
-            }
             // Applications sharing one Redis keep apart by their prefixes: their log lines say which is which.
             String prefix = keyPrefix.equals(DEFAULT_KEY_PREFIX) ? "" : " with key prefix " + keyPrefix;
             if (client != null) {
@@ -605,8 +597,8 @@ public final class RedisStore implements RateLimitStore {
                         "(client " + (client.getClass().getSimpleName().isEmpty() ? client.getClass().getName()
                                 : client.getClass().getSimpleName()) + ")" + prefix);
             }
-            return new RedisStore(this, Connections.of(parsedUrl, connectTimeout, readTimeout, poolSize, sslOptions,
-                            passwordFile == null ? null : PasswordFile.of(passwordFile, parsedUrl + prefix, OutageLog.Lines.to(LOG))),
+            PasswordFile password = PasswordFile.forUrl(parsedUrl, url, passwordFile, parsedUrl + prefix, OutageLog.Lines.to(LOG));
+            return new RedisStore(this, Connections.of(parsedUrl, connectTimeout, readTimeout, poolSize, sslOptions, password),
                     parsedUrl + prefix);
         }
 

@@ -1,11 +1,16 @@
 package dev.ratelimit.store.redis;
 
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.exceptions.JedisRedirectionException;
+import redis.clients.jedis.util.JedisClusterCRC16;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -13,6 +18,7 @@ import java.lang.invoke.MethodType;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -20,6 +26,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * Lets concurrent decisions share round trips to one Redis node. Each decision is still one script
@@ -37,8 +44,17 @@ import java.util.function.Predicate;
  * <p>A failure of the batch (a broken connection, a timeout) is every call's failure; a timeout is
  * also the failure of every call still queued, so that no caller waits out more than the timeout
  * it found in flight and its own. An error reply (such as NOSCRIPT) is the failure of its own call
- * only. Redis Cluster clients (and any client not known to talk to one server) are not batched:
- * their calls go one by one, each to the node owning its keys.
+ * only.
+ *
+ * <p>On a Redis Cluster client the store made, calls are batched per master: each goes in the queue
+ * of the master that owns its keys' slot in the client's slot map, and a batch goes on one pooled
+ * connection to that master, so a dead or slow master delays and fails only its own calls. Jedis'
+ * cluster executor, which follows MOVED and ASK and tries a call again after a connection failure,
+ * is not in a batch's way: a call answered by a redirection, and every call of a batch that failed
+ * fast (a connection refused or broken, not a timeout), is sent again on its own by its caller
+ * through the cluster client, with the redirections and retries an unbatched call gets. A slot
+ * the client's map does not know, and any other client not known to talk to one server (a
+ * {@code UnifiedJedis} passed in on a cluster connection provider), is not batched.
  *
  * <p>A virtual thread's blocking socket I/O is interruptible: interrupting the thread closes the
  * socket. So a sender on a virtual thread sends its batch from a virtual thread of its own, which
@@ -84,12 +100,18 @@ final class CallBatcher {
     private final Predicate<UnifiedJedis> batchable;
     private final BooleanSupplier storeClosed;
     private final Function<UnifiedJedis, Object> poolOf;
-    private final ConcurrentLinkedQueue<Call> queue = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger senders = new AtomicInteger();
+    private final Supplier<NodeRecordingProvider> clusterSlots;
+    /** The queue of a client that talks to one server. */
+    private final Lane oneServer = new Lane(null, null);
+    /** The queue of each Cluster master calls were batched for (as many as masters ever seen). */
+    private final ConcurrentHashMap<HostAndPort, Lane> masters = new ConcurrentHashMap<>();
 
-    /** @param storeClosed whether the store was closed (its pool interrupts the threads waiting for a connection) */
-    CallBatcher(boolean enabled, BooleanSupplier storeClosed) {
-        this(enabled, CallBatcher::talksToOneServer, storeClosed, CallBatcher::sentinelPool);
+    /**
+     * @param storeClosed whether the store was closed (its pool interrupts the threads waiting for a connection)
+     * @param clusterSlots the slot map and node pools of the cluster client the store made; null otherwise
+     */
+    CallBatcher(boolean enabled, BooleanSupplier storeClosed, Supplier<NodeRecordingProvider> clusterSlots) {
+        this(enabled, CallBatcher::talksToOneServer, storeClosed, CallBatcher::sentinelPool, clusterSlots);
     }
 
     /**
@@ -98,20 +120,44 @@ final class CallBatcher {
      *               client's, at a failover); null where it never does
      */
     CallBatcher(boolean enabled, Predicate<UnifiedJedis> batchable, BooleanSupplier storeClosed, Function<UnifiedJedis, Object> poolOf) {
+        this(enabled, batchable, storeClosed, poolOf, () -> null);
+    }
+
+    private CallBatcher(boolean enabled, Predicate<UnifiedJedis> batchable, BooleanSupplier storeClosed,
+                        Function<UnifiedJedis, Object> poolOf, Supplier<NodeRecordingProvider> clusterSlots) {
         this.enabled = enabled;
         this.batchable = batchable;
         this.storeClosed = storeClosed;
         this.poolOf = poolOf;
+        this.clusterSlots = clusterSlots;
     }
 
     /** EVALSHA {@code sha1} with {@code keys} and {@code args}, in a batch when that is possible. */
     Object evalsha(UnifiedJedis redis, String sha1, List<String> keys, List<String> args) {
-        return enabled && batchable.test(redis) ? call(redis, new Call(false, sha1, keys, args)) : unbatched(redis, false, sha1, keys, args);
+        return route(redis, new Call(false, sha1, keys, args));
     }
 
     /** FCALL {@code function} with {@code keys} and {@code args}, in a batch when that is possible. */
     Object fcall(UnifiedJedis redis, String function, List<String> keys, List<String> args) {
-        return enabled && batchable.test(redis) ? call(redis, new Call(true, function, keys, args)) : unbatched(redis, true, function, keys, args);
+        return route(redis, new Call(true, function, keys, args));
+    }
+
+    /** Sends {@code call} in the batch of its server (or Cluster master), or on its own. */
+    private Object route(UnifiedJedis redis, Call call) {
+        if (enabled) {
+            if (batchable.test(redis)) {
+                return call(oneServer, redis, call);
+            }
+            NodeRecordingProvider slots = clusterSlots.get();
+            if (slots != null && redis instanceof RedisClusterClient && !call.keys.isEmpty()) {
+                HostAndPort master = slots.getNode(JedisClusterCRC16.getSlot(call.keys.get(0)));
+                if (master != null) {
+                    slots.sendingTo(master); // the caller's own: its sender may be another thread
+                    return call(masters.computeIfAbsent(master, m -> new Lane(m, slots)), redis, call);
+                }
+            }
+        }
+        return unbatched(redis, call.function, call.name, call.keys, call.args);
     }
 
     /**
@@ -155,21 +201,21 @@ final class CallBatcher {
                 && !storeClosed.getAsBoolean() && pool != poolOf.apply(redis);
     }
 
-    private Object call(UnifiedJedis redis, Call call) {
-        queue.offer(call);
+    private Object call(Lane lane, UnifiedJedis redis, Call call) {
+        lane.queue.offer(call);
         boolean interrupted = false;
         while (!call.done) {
             int n;
             // Only a caller whose call is still queued sends; one whose call a sender took waits for
             // that sender (sending empty batches instead would spin).
-            if (!call.taken && (n = senders.get()) < MAX_SENDERS && senders.compareAndSet(n, n + 1)) {
+            if (!call.taken && (n = lane.senders.get()) < MAX_SENDERS && lane.senders.compareAndSet(n, n + 1)) {
                 try {
-                    interrupted |= sendShielded(redis);
+                    interrupted |= sendShielded(lane, redis);
                 } finally {
-                    senders.decrementAndGet();
+                    lane.senders.decrementAndGet();
                     // A caller that queued while this one was sending may be parked: wake the oldest
                     // so it sends the next batch (if it is already running, its next park returns at once).
-                    Call next = queue.peek();
+                    Call next = lane.queue.peek();
                     if (next != null) {
                         LockSupport.unpark(next.caller);
                     }
@@ -181,16 +227,23 @@ final class CallBatcher {
                 }
             }
         }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+        try {
+            if (call.sendAlone) {
+                // A Cluster call redirected, or whose batch failed fast: sent on its own, as it would have been unbatched.
+                return unbatched(redis, call.function, call.name, call.keys, call.args);
+            }
+            if (call.failure instanceof RuntimeException e) {
+                throw e;
+            }
+            if (call.failure instanceof Error e) {
+                throw e; // as an unbatched call would have: the store decides what an Error means
+            }
+            return call.reply;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
-        if (call.failure instanceof RuntimeException e) {
-            throw e;
-        }
-        if (call.failure instanceof Error e) {
-            throw e; // as an unbatched call would have: the store decides what an Error means
-        }
-        return call.reply;
     }
 
     /**
@@ -199,17 +252,17 @@ final class CallBatcher {
      *
      * @return whether this thread was interrupted while it waited or sent (the caller restores the status)
      */
-    private boolean sendShielded(UnifiedJedis redis) {
+    private boolean sendShielded(Lane lane, UnifiedJedis redis) {
         Thread caller = Thread.currentThread();
         if (VIRTUAL_SENDERS == null || !isVirtual(caller)) {
-            return send(redis, caller);
+            return send(lane, redis, caller);
         }
         Thread sender;
         try {
-            sender = VIRTUAL_SENDERS.newThread(() -> send(redis, caller));
+            sender = VIRTUAL_SENDERS.newThread(() -> send(lane, redis, caller));
             sender.start();
         } catch (RuntimeException | OutOfMemoryError noThread) {
-            return send(redis, caller); // exposed to this thread's interrupts, as before, rather than not sent
+            return send(lane, redis, caller); // exposed to this thread's interrupts, as before, rather than not sent
         }
         boolean interrupted = false;
         while (true) {
@@ -238,7 +291,8 @@ final class CallBatcher {
      *         (the calls were put back in the queue; the caller restores its interrupt status when its
      *         call is done)
      */
-    private boolean send(UnifiedJedis redis, Thread owner) {
+    private boolean send(Lane lane, UnifiedJedis redis, Thread owner) {
+        ConcurrentLinkedQueue<Call> queue = lane.queue;
         List<Call> batch = new ArrayList<>(Math.min(MAX_BATCH, 16));
         for (Call c; batch.size() < MAX_BATCH && (c = queue.poll()) != null; ) {
             c.taken = true;
@@ -251,7 +305,7 @@ final class CallBatcher {
             AbstractPipeline pipeline;
             Object pool = poolOf.apply(redis);
             try {
-                pipeline = redis.pipelined();
+                pipeline = lane.master == null ? redis.pipelined() : new Pipeline(lane.slots.getConnection(lane.master), true);
             } catch (RuntimeException noConnection) {
                 if (!CallFailure.isCancellation(noConnection)) {
                     throw noConnection;
@@ -271,8 +325,17 @@ final class CallBatcher {
                 batch.clear();
                 return owner == Thread.currentThread() && !storeClosed.getAsBoolean() && !poolReplaced(redis, pool, noConnection);
             }
-            send(pipeline, batch);
+            send(pipeline, batch, lane.master != null);
         } catch (RuntimeException | Error batchFailed) {
+            if (lane.master != null && CallFailure.sendsAgain(batchFailed)) {
+                // A Cluster master's batch that failed fast (a refused or broken connection): each call
+                // goes on its own through the cluster client, which reads the slot map again and tries
+                // the master's successor, as it would have for the call unbatched.
+                for (Call c : batch) {
+                    c.sendAlone = c.reply == null && c.failure == null;
+                }
+                return false;
+            }
             // An Error too, rather than no answer at all. A LinkageError (a Jedis of another version)
             // every call would meet unbatched: each gets it. Any other (a stack overflow) belongs to
             // this thread: its own call gets it, the others a store failure that follows the failure mode.
@@ -302,8 +365,11 @@ final class CallBatcher {
         return false;
     }
 
-    /** Sends {@code batch} on {@code pipeline} and sets each call's reply or error reply. */
-    private static void send(AbstractPipeline pipeline, List<Call> batch) {
+    /**
+     * Sends {@code batch} on {@code pipeline} and sets each call's reply or error reply; on a Cluster
+     * master ({@code cluster}), a MOVED or ASK reply has its call sent again on its own.
+     */
+    private static void send(AbstractPipeline pipeline, List<Call> batch, boolean cluster) {
         try (pipeline) {
             List<Response<Object>> replies = new ArrayList<>(batch.size());
             for (Call c : batch) {
@@ -315,7 +381,11 @@ final class CallBatcher {
                 try {
                     c.reply = replies.get(i).get();
                 } catch (RuntimeException errorReply) {
-                    c.failure = errorReply;
+                    if (cluster && errorReply instanceof JedisRedirectionException) {
+                        c.sendAlone = true; // the cluster client follows it, and reads the slot map again after a MOVED
+                    } else {
+                        c.failure = errorReply;
+                    }
                 }
             }
         }
@@ -331,6 +401,8 @@ final class CallBatcher {
         Object reply;
         /** A RuntimeException or an Error. */
         Throwable failure;
+        /** Set instead of a reply or failure: its caller sends it on its own (a Cluster call redirected, or whose batch failed fast). */
+        boolean sendAlone;
         /** Polled by a sender: its caller now only waits. */
         volatile boolean taken;
         volatile boolean done;
@@ -341,6 +413,20 @@ final class CallBatcher {
             this.name = name;
             this.keys = keys;
             this.args = args;
+        }
+    }
+
+    /** The calls waiting for one server (or one Cluster master), and the batches in flight to it. */
+    private static final class Lane {
+        /** The Cluster master the batches go to, on a connection of {@link #slots}; null: the client's own server. */
+        final HostAndPort master;
+        final NodeRecordingProvider slots;
+        final ConcurrentLinkedQueue<Call> queue = new ConcurrentLinkedQueue<>();
+        final AtomicInteger senders = new AtomicInteger();
+
+        Lane(HostAndPort master, NodeRecordingProvider slots) {
+            this.master = master;
+            this.slots = slots;
         }
     }
 

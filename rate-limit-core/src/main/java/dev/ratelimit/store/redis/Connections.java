@@ -171,6 +171,11 @@ final class Connections implements AutoCloseable {
         return slots == null ? null : slots.getNode(JedisClusterCRC16.getSlot(key));
     }
 
+    /** The slot map and node pools of the cluster client this store created; null before it exists, and otherwise. */
+    NodeRecordingProvider clusterSlots() {
+        return clusterSlots instanceof NodeRecordingProvider recording ? recording : null;
+    }
+
     /**
      * The Redis Cluster masters that own slots, as the client last saw the slot map; empty unless this
      * store created a cluster client. Reads the whole map: for the start-up check. Never calls Redis.

@@ -37,6 +37,11 @@ final class NodeRecordingProvider extends ClusterConnectionProvider {
         return openOnly(super.getConnection(node));
     }
 
+    /** Remembers {@code node} as this thread's {@link #tried()}: a call batched for it, which another thread may send. */
+    void sendingTo(HostAndPort node) {
+        remember(node);
+    }
+
     /** The node this thread's last call was sent to (or tried to connect to); null if none since {@link #forget()}. */
     HostAndPort tried() {
         InetSocketAddress node = lastNode.get();

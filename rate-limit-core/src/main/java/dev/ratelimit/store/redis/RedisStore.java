@@ -82,7 +82,7 @@ public final class RedisStore implements RateLimitStore {
                 : ClientHash.hmacSha256(b.clientKeySecret.getBytes(StandardCharsets.UTF_8));
         this.settings = new Settings(b.keyPrefix, clientHash, b.clock, b.timeFromClock,
                 b.timeFromClock ? CLOCK_MODE_TTL_SLACK_MILLIS : 0, b.denialCache, mode, listener, breakers, connections,
-                new CallBatcher(b.pipelining, connections::isClosed), new FunctionLibrary(description, clock), outages);
+                new CallBatcher(b.pipelining, connections::isClosed, connections::clusterSlots), new FunctionLibrary(description, clock), outages);
     }
 
     /**
@@ -410,7 +410,9 @@ public final class RedisStore implements RateLimitStore {
          * others wait for Redis send their script calls together as one pipeline. Each decision stays
          * one atomic script call; a lone caller sends at once and waits for nothing else. Under
          * concurrency it cuts Redis' per-call work (system calls, reads, writes) and raises
-         * throughput; see the README's Redis section. Redis Cluster clients always send one by one.
+         * throughput; see the README's Redis section. On a Redis Cluster the store connects to itself,
+         * calls are batched per master (a client passed in with {@link #client} is pipelined only
+         * when it is a {@code RedisClient} or a {@code RedisSentinelClient}).
          *
          * @param enabled whether to pipeline concurrent calls
          * @return this builder

@@ -21,8 +21,13 @@ final class OursRedisContender implements RedisContender {
     private final long prespend;
 
     OursRedisContender(int port, Policy policy, long prespend, boolean denialCache, boolean pipelining) {
+        this("redis://127.0.0.1:" + port, policy, prespend, denialCache, pipelining);
+    }
+
+    /** On the Redis (or Redis Cluster) at {@code url}. */
+    OursRedisContender(String url, Policy policy, long prespend, boolean denialCache, boolean pipelining) {
         this.store = RedisStore.builder()
-                .url("redis://127.0.0.1:" + port)
+                .url(url)
                 .poolSize(Clients.POOL_SIZE)
                 .connectTimeout(Duration.ofMillis(Clients.TIMEOUT_MILLIS))
                 .readTimeout(Duration.ofMillis(Clients.TIMEOUT_MILLIS))

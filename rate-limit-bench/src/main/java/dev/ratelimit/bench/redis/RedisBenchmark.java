@@ -62,7 +62,7 @@ public class RedisBenchmark {
         try {
             limiter = contender.create(server.port(), true);
             draws = shape.draws(42);
-            prepareAll();
+            prepareAll(limiter, shape, contender);
         } catch (Exception | Error e) {
             // JMH skips the tear-down of a failed set-up: stop the server here, or it outlives the fork.
             tearDown();
@@ -70,8 +70,8 @@ public class RedisBenchmark {
         }
     }
 
-    /** Tracks every key, over a few connections at once (one at a time would take seconds). */
-    private void prepareAll() throws Exception {
+    /** Tracks every key of {@code shape}, over a few connections at once (one at a time would take seconds). */
+    static void prepareAll(RedisContender limiter, KeyShape shape, RedisContenderKind contender) throws Exception {
         int threads = 8;
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {

@@ -10,6 +10,8 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -29,11 +31,26 @@ public final class RedisServer implements AutoCloseable {
 
     /** Starts a server and waits until it answers PING. */
     public static RedisServer start() throws IOException {
-        String binary = System.getenv().getOrDefault("REDIS_SERVER", "redis-server");
-        int port = freePort();
+        return start(binary());
+    }
+
+    /** Starts a server run by {@code binary} and waits until it answers PING. */
+    static RedisServer start(String binary) throws IOException {
+        return start(binary, freePort(), List.of());
+    }
+
+    /** {@code $REDIS_SERVER}, else {@code redis-server} (from the PATH). */
+    static String binary() {
+        return System.getenv().getOrDefault("REDIS_SERVER", "redis-server");
+    }
+
+    /** Starts a server run by {@code binary} on {@code port} with {@code extraArgs} and waits until it answers PING. */
+    static RedisServer start(String binary, int port, List<String> extraArgs) throws IOException {
         Path dir = Files.createTempDirectory("bench-redis");
-        Process process = new ProcessBuilder(binary, "--port", Integer.toString(port), "--bind", "127.0.0.1",
-                "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--maxclients", "1000")
+        List<String> command = new ArrayList<>(List.of(binary, "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--maxclients", "1000"));
+        command.addAll(extraArgs);
+        Process process = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(dir.resolve("redis.log").toFile())
                 .start();
@@ -78,7 +95,7 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         }

@@ -1,6 +1,7 @@
 package dev.ratelimit.bench.redis;
 
 import dev.ratelimit.TokenBucket;
+import dev.ratelimit.testing.RedisBinary;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -19,11 +20,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RedisContendersTest {
     private static final Duration HOUR = Duration.ofHours(1);
+    /** The redis-server on the PATH, else the one bundled in embedded-redis (Redis 6.2): the tests run without Redis installed. */
+    private static final String REDIS_SERVER = RedisBinary.find().toString();
     private static RedisServer server;
 
     @BeforeAll
     static void startRedis() throws IOException {
-        server = RedisServer.start();
+        server = RedisServer.start(REDIS_SERVER);
     }
 
     @AfterAll
@@ -63,8 +66,18 @@ class RedisContendersTest {
     }
 
     @Test
+    void theClusterBenchmarksClusterFormsAndOurStoreLimitsKeysOnEveryMaster() throws Exception {
+        try (RedisClusterServers cluster = RedisClusterServers.start(REDIS_SERVER, RedisClusterBenchmark.MASTERS);
+             RedisContender ours = new OursRedisContender(cluster.url(), new TokenBucket(3, 1, HOUR), 1, true, true)) {
+            for (int i = 0; i < 30; i++) { // 30 keys: some on each master
+                assertThat(fiveRequests(ours, "apikey:cluster-" + i)).as("key %d", i).containsExactly(true, true, true, false, false);
+            }
+        }
+    }
+
+    @Test
     void aDecisionOurStoreDidNotGetFromRedisCountsAsRejected() throws IOException {
-        RedisServer gone = RedisServer.start();
+        RedisServer gone = RedisServer.start(REDIS_SERVER);
         try (RedisContender ours = RedisContenderKind.OURS_TOKEN_BUCKET.create(gone.port(), true)) {
             gone.close();
             assertThat(ours.allowed(ours.decide("apikey:a"))).isFalse();

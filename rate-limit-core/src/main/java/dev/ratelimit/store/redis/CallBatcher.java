@@ -1,20 +1,27 @@
 package dev.ratelimit.store.redis;
 
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.ClusterCommandObjects;
+import redis.clients.jedis.CommandObjects;
+import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisClusterOperationException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisRedirectionException;
+import redis.clients.jedis.executors.ClusterCommandExecutor;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -101,6 +108,8 @@ final class CallBatcher {
     private final BooleanSupplier storeClosed;
     private final Function<UnifiedJedis, Object> poolOf;
     private final Supplier<NodeRecordingProvider> clusterSlots;
+    /** A Cluster call's time budget (the cluster client's maxTotalRetriesDuration); null without one. */
+    private final Duration clusterBudget;
     /** The queue of a client that talks to one server. */
     private final Lane oneServer = new Lane(null, null);
     /** The queue of each Cluster master calls were batched for (as many as masters ever seen). */
@@ -109,9 +118,10 @@ final class CallBatcher {
     /**
      * @param storeClosed whether the store was closed (its pool interrupts the threads waiting for a connection)
      * @param clusterSlots the slot map and node pools of the cluster client the store made; null otherwise
+     * @param clusterBudget the time budget of a call on that client (its maxTotalRetriesDuration)
      */
-    CallBatcher(boolean enabled, BooleanSupplier storeClosed, Supplier<NodeRecordingProvider> clusterSlots) {
-        this(enabled, CallBatcher::talksToOneServer, storeClosed, CallBatcher::sentinelPool, clusterSlots);
+    CallBatcher(boolean enabled, BooleanSupplier storeClosed, Supplier<NodeRecordingProvider> clusterSlots, Duration clusterBudget) {
+        this(enabled, CallBatcher::talksToOneServer, storeClosed, CallBatcher::sentinelPool, clusterSlots, clusterBudget);
     }
 
     /**
@@ -120,16 +130,17 @@ final class CallBatcher {
      *               client's, at a failover); null where it never does
      */
     CallBatcher(boolean enabled, Predicate<UnifiedJedis> batchable, BooleanSupplier storeClosed, Function<UnifiedJedis, Object> poolOf) {
-        this(enabled, batchable, storeClosed, poolOf, () -> null);
+        this(enabled, batchable, storeClosed, poolOf, () -> null, null);
     }
 
     private CallBatcher(boolean enabled, Predicate<UnifiedJedis> batchable, BooleanSupplier storeClosed,
-                        Function<UnifiedJedis, Object> poolOf, Supplier<NodeRecordingProvider> clusterSlots) {
+                        Function<UnifiedJedis, Object> poolOf, Supplier<NodeRecordingProvider> clusterSlots, Duration clusterBudget) {
         this.enabled = enabled;
         this.batchable = batchable;
         this.storeClosed = storeClosed;
         this.poolOf = poolOf;
         this.clusterSlots = clusterSlots;
+        this.clusterBudget = clusterBudget;
     }
 
     /** EVALSHA {@code sha1} with {@code keys} and {@code args}, in a batch when that is possible. */
@@ -170,11 +181,27 @@ final class CallBatcher {
         try {
             return function ? redis.fcall(name, keys, args) : redis.evalsha(name, keys, args);
         } catch (RuntimeException e) {
-            if (!poolReplaced(redis, pool, e)) {
+            if (!poolReplaced(redis, pool, e) && !clusterPoolDropped(redis, e)) {
                 throw e;
             }
             return function ? redis.fcall(name, keys, args) : redis.evalsha(name, keys, args);
         }
+    }
+
+    /**
+     * Whether {@code failure} ended a wait for a connection of a Cluster node (nothing was sent) because
+     * a slot map renewal dropped that node and destroyed its pool, not because the caller was
+     * cancelled: the wait was interrupted, the thread's interrupt status is clear, the store is open,
+     * and the pool of the node the call went to is gone. Sent again, the call goes by the new slot map.
+     */
+    private boolean clusterPoolDropped(UnifiedJedis redis, RuntimeException failure) {
+        if (!(redis instanceof RedisClusterClient) || !CallFailure.isInterruptedWait(failure)
+                || Thread.currentThread().isInterrupted() || storeClosed.getAsBoolean()) {
+            return false;
+        }
+        NodeRecordingProvider slots = clusterSlots.get();
+        HostAndPort tried = slots == null ? null : slots.tried();
+        return tried != null && slots.dropped(tried, null);
     }
 
     /**
@@ -230,7 +257,7 @@ final class CallBatcher {
         try {
             if (call.sendAlone) {
                 // A Cluster call redirected, or whose batch failed fast: sent on its own, as it would have been unbatched.
-                return unbatched(redis, call.function, call.name, call.keys, call.args);
+                return sendAloneWithinBudget(call);
             }
             if (call.failure instanceof RuntimeException e) {
                 throw e;
@@ -244,6 +271,27 @@ final class CallBatcher {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * Sends a Cluster call again on its own (redirected, or its batch failed fast or lost its master's
+     * pool), with the attempts, redirections and slot map renewal of Jedis' cluster executor, within
+     * what is left of the call's time budget (counted from when it was made), as the call's own
+     * attempts would have been unbatched: a batch that broke, or was answered MOVED, part-way through
+     * the budget (a master that hung, then died or failed over) must not give its calls a second
+     * budget. With nothing left, it fails as Jedis' executor would have ("deadline exceeded").
+     */
+    private Object sendAloneWithinBudget(Call call) {
+        NodeRecordingProvider slots = clusterSlots.get();
+        long left = clusterBudget == null ? 0 : clusterBudget.toNanos() - (System.nanoTime() - call.madeAt);
+        if (slots == null || left <= 0) {
+            throw new JedisClusterOperationException("Cluster retry deadline exceeded.", call.failure);
+        }
+        // No close(): it would close the client's slot map and pools, which this executor only borrows.
+        ClusterCommandExecutor executor = new ClusterCommandExecutor(slots, Clients.CLUSTER_ATTEMPTS, Duration.ofNanos(left));
+        CommandObjects commands = new ClusterCommandObjects(RedisProtocol.RESP2);
+        return executor.executeCommand(call.function ? commands.fcall(call.name, call.keys, call.args)
+                : commands.evalsha(call.name, call.keys, call.args));
     }
 
     /**
@@ -304,11 +352,32 @@ final class CallBatcher {
         try {
             AbstractPipeline pipeline;
             Object pool = poolOf.apply(redis);
+            ConnectionPool masterPool = lane.master == null ? null : lane.slots.poolOf(lane.master);
+            if (lane.master != null && masterPool == null) {
+                // A slot map read since these calls queued no longer names this master (it failed and
+                // was replaced): connecting would put it back in the client's node map, and cost a
+                // connect timeout on a host that is down. Each call goes on its own, by the new slot map.
+                for (Call c : batch) {
+                    c.sendAlone = true;
+                }
+                return false;
+            }
             try {
                 pipeline = lane.master == null ? redis.pipelined() : new Pipeline(lane.slots.getConnection(lane.master), true);
             } catch (RuntimeException noConnection) {
                 if (!CallFailure.isCancellation(noConnection)) {
                     throw noConnection;
+                }
+                if (lane.master != null && CallFailure.isInterruptedWait(noConnection) && !Thread.currentThread().isInterrupted()
+                        && !storeClosed.getAsBoolean() && lane.slots.dropped(lane.master, masterPool)) {
+                    // A slot map renewal dropped this master (it failed, and its replica took over) and
+                    // closed its pool, which interrupted the wait: nobody cancelled this thread. Nothing
+                    // was sent; each call goes on its own through the cluster client, by the new slot map,
+                    // rather than back to this master's queue.
+                    for (Call c : batch) {
+                        c.sendAlone = true;
+                    }
+                    return false;
                 }
                 // This thread was interrupted while it waited for a pooled connection: nothing was sent.
                 // Its interrupt must not fail the calls of others (nor leave their threads interrupted),
@@ -332,7 +401,10 @@ final class CallBatcher {
                 // goes on its own through the cluster client, which reads the slot map again and tries
                 // the master's successor, as it would have for the call unbatched.
                 for (Call c : batch) {
-                    c.sendAlone = c.reply == null && c.failure == null;
+                    if (c.reply == null && c.failure == null) {
+                        c.sendAlone = true;
+                        c.failure = batchFailed; // sent again within its budget, or failed with this
+                    }
                 }
                 return false;
             }
@@ -382,7 +454,8 @@ final class CallBatcher {
                     c.reply = replies.get(i).get();
                 } catch (RuntimeException errorReply) {
                     if (cluster && errorReply instanceof JedisRedirectionException) {
-                        c.sendAlone = true; // the cluster client follows it, and reads the slot map again after a MOVED
+                        c.sendAlone = true; // the cluster executor follows it, and reads the slot map again after a MOVED
+                        c.failure = errorReply; // what the call fails with should its budget be spent
                     } else {
                         c.failure = errorReply;
                     }
@@ -398,10 +471,16 @@ final class CallBatcher {
         final List<String> keys;
         final List<String> args;
         final Thread caller = Thread.currentThread();
+        /** When the call was made (System.nanoTime()): a Cluster call's time budget starts then. */
+        final long madeAt = System.nanoTime();
         Object reply;
         /** A RuntimeException or an Error. */
         Throwable failure;
-        /** Set instead of a reply or failure: its caller sends it on its own (a Cluster call redirected, or whose batch failed fast). */
+        /**
+         * Its caller sends it on its own: a Cluster call redirected, whose batch failed fast, or whose
+         * master's pool a slot map renewal closed; {@link #failure} is what it fails with should its
+         * budget be spent (the redirection, the batch's failure; null).
+         */
         boolean sendAlone;
         /** Polled by a sender: its caller now only waits. */
         volatile boolean taken;

@@ -24,7 +24,8 @@ import java.util.Set;
  * passed. A single node's pool tests each connection it lends, for free ({@link FreshConnectionFactory}).
  */
 final class Clients {
-    private static final int CLUSTER_ATTEMPTS = 3;
+    /** The attempts of one cluster call (also a batched call's, sent again on its own: see {@link CallBatcher}). */
+    static final int CLUSTER_ATTEMPTS = 3;
 
     private Clients() {
     }

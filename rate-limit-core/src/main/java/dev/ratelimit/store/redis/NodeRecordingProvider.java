@@ -2,6 +2,7 @@ package dev.ratelimit.store.redis;
 
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.providers.ClusterConnectionProvider;
@@ -40,6 +41,29 @@ final class NodeRecordingProvider extends ClusterConnectionProvider {
     /** Remembers {@code node} as this thread's {@link #tried()}: a call batched for it, which another thread may send. */
     void sendingTo(HostAndPort node) {
         remember(node);
+    }
+
+    /** The pool of {@code node}'s connections in the client's node map now; null if the map has none. Never calls Redis. */
+    ConnectionPool poolOf(HostAndPort node) {
+        return cache.getNode(node);
+    }
+
+    /**
+     * Whether a wait for a connection of {@code node} that an interrupt ended was ended by its pool
+     * closing, not by the caller: a slot map renewal that no longer lists {@code node} (a master that
+     * failed and was replaced) destroys its pool, and commons-pool2 interrupts the threads waiting
+     * for it. {@code before} is the pool the wait began on (null if there was none yet). Not when
+     * the store closed. Never calls Redis.
+     */
+    boolean dropped(HostAndPort node, ConnectionPool before) {
+        if (closed) {
+            return false;
+        }
+        if (before != null) {
+            return before.isClosed();
+        }
+        ConnectionPool now = cache.getNode(node);
+        return now == null || now.isClosed();
     }
 
     /** The node this thread's last call was sent to (or tried to connect to); null if none since {@link #forget()}. */

@@ -82,7 +82,7 @@ public final class RedisStore implements RateLimitStore {
                 : ClientHash.hmacSha256(b.clientKeySecret.getBytes(StandardCharsets.UTF_8));
         this.settings = new Settings(b.keyPrefix, clientHash, b.clock, b.timeFromClock,
                 b.timeFromClock ? CLOCK_MODE_TTL_SLACK_MILLIS : 0, b.denialCache, mode, listener, breakers, connections,
-                new CallBatcher(b.pipelining, connections::isClosed, connections::clusterSlots), new FunctionLibrary(description, clock), outages);
+                new CallBatcher(b.pipelining, connections::isClosed, connections::clusterSlots, b.readTimeout), new FunctionLibrary(description, clock), outages);
     }
 
     /**

@@ -166,7 +166,7 @@ class CallBatcherTest {
     @Test
     void switchedOffOrOnAClientNotKnownToTalkToOneServerEachCallGoesOnItsOwn() {
         redis.answerAtOnce = true; // a call batched by mistake gets its answer (and shows in pipelines) rather than hanging
-        for (CallBatcher unbatched : List.of(new CallBatcher(false, client -> true, () -> false, CallBatcherTest::poolOf), new CallBatcher(true, () -> false, () -> null))) {
+        for (CallBatcher unbatched : List.of(new CallBatcher(false, client -> true, () -> false, CallBatcherTest::poolOf), new CallBatcher(true, () -> false, () -> null, null))) {
             assertThat(unbatched.fcall(redis, "decide", List.of("k"), List.of("time", "1"))).isEqualTo(REPLY);
             assertThat(unbatched.evalsha(redis, "0123456789abcdef0123456789abcdef01234567", List.of("k"), List.of("time", "1")))
                     .isEqualTo(REPLY);

@@ -201,13 +201,14 @@ class RedisClusterMasterDownTest {
             RateLimiter limiter = store.limiter(LIMIT);
             assertThat(limiter.tryAcquire(client).source()).isEqualTo(Source.STORE);
             // Eight calls held at once (a second, so that all are in flight on a loaded machine): the
-            // master's pool now keeps eight connections, as under load.
+            // master's pool now keeps several connections (up to the 4 batches in flight), as under load.
             restarting.clientPause(1_000);
             HeldCalls.decidedTogetherByRedis(limiter, Collections.nCopies(8, client));
 
             restarting.restart(); // empty: no persistence
             cluster.awaitHealthy();
-            // Jedis tries a call three times, each on a pooled connection the restart broke.
+            // Its batch, then Jedis' three attempts of the call sent again on its own, each take a pooled
+            // connection the restart broke.
             assertThat(limiter.tryAcquire(client).source()).as("on the dead connections").isEqualTo(Source.FAIL_CLOSED);
             Decision next = limiter.tryAcquire(client);
             assertThat(next.source()).as("the dead connections dropped after the failure").isEqualTo(Source.STORE);

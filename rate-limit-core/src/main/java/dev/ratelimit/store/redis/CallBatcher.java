@@ -1,22 +1,13 @@
 package dev.ratelimit.store.redis;
 
 import redis.clients.jedis.AbstractPipeline;
-import redis.clients.jedis.ClusterCommandObjects;
-import redis.clients.jedis.CommandObjects;
 import redis.clients.jedis.ConnectionPool;
-import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.RedisClient;
-import redis.clients.jedis.RedisClusterClient;
-import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.exceptions.JedisClusterOperationException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisRedirectionException;
-import redis.clients.jedis.executors.ClusterCommandExecutor;
-import redis.clients.jedis.util.JedisClusterCRC16;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -25,10 +16,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
@@ -107,13 +96,10 @@ final class CallBatcher {
     private final Predicate<UnifiedJedis> batchable;
     private final BooleanSupplier storeClosed;
     private final Function<UnifiedJedis, Object> poolOf;
-    private final Supplier<NodeRecordingProvider> clusterSlots;
-    /** A Cluster call's time budget (the cluster client's maxTotalRetriesDuration); null without one. */
-    private final Duration clusterBudget;
-    /** The queue of a client that talks to one server. */
-    private final Lane oneServer = new Lane(null, null);
-    /** The queue of each Cluster master calls were batched for (as many as masters ever seen). */
-    private final ConcurrentHashMap<HostAndPort, Lane> masters = new ConcurrentHashMap<>();
+    /** The lanes of a Cluster client's masters. */
+    private final ClusterLanes cluster;
+    /** The lane of a client that talks to one server. */
+    private final BatchLane oneServer = new BatchLane(null, null);
 
     /**
      * @param storeClosed whether the store was closed (its pool interrupts the threads waiting for a connection)
@@ -139,33 +125,28 @@ final class CallBatcher {
         this.batchable = batchable;
         this.storeClosed = storeClosed;
         this.poolOf = poolOf;
-        this.clusterSlots = clusterSlots;
-        this.clusterBudget = clusterBudget;
+        this.cluster = new ClusterLanes(clusterSlots, clusterBudget, storeClosed);
     }
 
     /** EVALSHA {@code sha1} with {@code keys} and {@code args}, in a batch when that is possible. */
     Object evalsha(UnifiedJedis redis, String sha1, List<String> keys, List<String> args) {
-        return route(redis, new Call(false, sha1, keys, args));
+        return route(redis, new BatchedCall(false, sha1, keys, args));
     }
 
     /** FCALL {@code function} with {@code keys} and {@code args}, in a batch when that is possible. */
     Object fcall(UnifiedJedis redis, String function, List<String> keys, List<String> args) {
-        return route(redis, new Call(true, function, keys, args));
+        return route(redis, new BatchedCall(true, function, keys, args));
     }
 
     /** Sends {@code call} in the batch of its server (or Cluster master), or on its own. */
-    private Object route(UnifiedJedis redis, Call call) {
+    private Object route(UnifiedJedis redis, BatchedCall call) {
         if (enabled) {
             if (batchable.test(redis)) {
                 return call(oneServer, redis, call);
             }
-            NodeRecordingProvider slots = clusterSlots.get();
-            if (slots != null && redis instanceof RedisClusterClient && !call.keys.isEmpty()) {
-                HostAndPort master = slots.getNode(JedisClusterCRC16.getSlot(call.keys.get(0)));
-                if (master != null) {
-                    slots.sendingTo(master); // the caller's own: its sender may be another thread
-                    return call(masters.computeIfAbsent(master, m -> new Lane(m, slots)), redis, call);
-                }
+            BatchLane master = cluster.laneOf(redis, call);
+            if (master != null) {
+                return call(master, redis, call);
             }
         }
         return unbatched(redis, call.function, call.name, call.keys, call.args);
@@ -181,27 +162,11 @@ final class CallBatcher {
         try {
             return function ? redis.fcall(name, keys, args) : redis.evalsha(name, keys, args);
         } catch (RuntimeException e) {
-            if (!poolReplaced(redis, pool, e) && !clusterPoolDropped(redis, e)) {
+            if (!poolReplaced(redis, pool, e) && !cluster.poolDropped(redis, e)) {
                 throw e;
             }
             return function ? redis.fcall(name, keys, args) : redis.evalsha(name, keys, args);
         }
-    }
-
-    /**
-     * Whether {@code failure} ended a wait for a connection of a Cluster node (nothing was sent) because
-     * a slot map renewal dropped that node and destroyed its pool, not because the caller was
-     * cancelled: the wait was interrupted, the thread's interrupt status is clear, the store is open,
-     * and the pool of the node the call went to is gone. Sent again, the call goes by the new slot map.
-     */
-    private boolean clusterPoolDropped(UnifiedJedis redis, RuntimeException failure) {
-        if (!(redis instanceof RedisClusterClient) || !CallFailure.isInterruptedWait(failure)
-                || Thread.currentThread().isInterrupted() || storeClosed.getAsBoolean()) {
-            return false;
-        }
-        NodeRecordingProvider slots = clusterSlots.get();
-        HostAndPort tried = slots == null ? null : slots.tried();
-        return tried != null && slots.dropped(tried, null);
     }
 
     /**
@@ -228,7 +193,7 @@ final class CallBatcher {
                 && !storeClosed.getAsBoolean() && pool != poolOf.apply(redis);
     }
 
-    private Object call(Lane lane, UnifiedJedis redis, Call call) {
+    private Object call(BatchLane lane, UnifiedJedis redis, BatchedCall call) {
         lane.queue.offer(call);
         boolean interrupted = false;
         while (!call.done) {
@@ -242,7 +207,7 @@ final class CallBatcher {
                     lane.senders.decrementAndGet();
                     // A caller that queued while this one was sending may be parked: wake the oldest
                     // so it sends the next batch (if it is already running, its next park returns at once).
-                    Call next = lane.queue.peek();
+                    BatchedCall next = lane.queue.peek();
                     if (next != null) {
                         LockSupport.unpark(next.caller);
                     }
@@ -257,7 +222,7 @@ final class CallBatcher {
         try {
             if (call.sendAlone) {
                 // A Cluster call redirected, or whose batch failed fast: sent on its own, as it would have been unbatched.
-                return sendAloneWithinBudget(call);
+                return cluster.sendAlone(call);
             }
             if (call.failure instanceof RuntimeException e) {
                 throw e;
@@ -274,33 +239,12 @@ final class CallBatcher {
     }
 
     /**
-     * Sends a Cluster call again on its own (redirected, or its batch failed fast or lost its master's
-     * pool), with the attempts, redirections and slot map renewal of Jedis' cluster executor, within
-     * what is left of the call's time budget (counted from when it was made), as the call's own
-     * attempts would have been unbatched: a batch that broke, or was answered MOVED, part-way through
-     * the budget (a master that hung, then died or failed over) must not give its calls a second
-     * budget. With nothing left, it fails as Jedis' executor would have ("deadline exceeded").
-     */
-    private Object sendAloneWithinBudget(Call call) {
-        NodeRecordingProvider slots = clusterSlots.get();
-        long left = clusterBudget == null ? 0 : clusterBudget.toNanos() - (System.nanoTime() - call.madeAt);
-        if (slots == null || left <= 0) {
-            throw new JedisClusterOperationException("Cluster retry deadline exceeded.", call.failure);
-        }
-        // No close(): it would close the client's slot map and pools, which this executor only borrows.
-        ClusterCommandExecutor executor = new ClusterCommandExecutor(slots, Clients.CLUSTER_ATTEMPTS, Duration.ofNanos(left));
-        CommandObjects commands = new ClusterCommandObjects(RedisProtocol.RESP2);
-        return executor.executeCommand(call.function ? commands.fcall(call.name, call.keys, call.args)
-                : commands.evalsha(call.name, call.keys, call.args));
-    }
-
-    /**
      * {@link #send}s a batch from this thread, or, from a virtual thread, from a virtual thread of its
      * own that this one waits for, uninterruptibly (the wait is bounded by the batch's timeouts).
      *
      * @return whether this thread was interrupted while it waited or sent (the caller restores the status)
      */
-    private boolean sendShielded(Lane lane, UnifiedJedis redis) {
+    private boolean sendShielded(BatchLane lane, UnifiedJedis redis) {
         Thread caller = Thread.currentThread();
         if (VIRTUAL_SENDERS == null || !isVirtual(caller)) {
             return send(lane, redis, caller);
@@ -339,10 +283,10 @@ final class CallBatcher {
      *         (the calls were put back in the queue; the caller restores its interrupt status when its
      *         call is done)
      */
-    private boolean send(Lane lane, UnifiedJedis redis, Thread owner) {
-        ConcurrentLinkedQueue<Call> queue = lane.queue;
-        List<Call> batch = new ArrayList<>(Math.min(MAX_BATCH, 16));
-        for (Call c; batch.size() < MAX_BATCH && (c = queue.poll()) != null; ) {
+    private boolean send(BatchLane lane, UnifiedJedis redis, Thread owner) {
+        ConcurrentLinkedQueue<BatchedCall> queue = lane.queue;
+        List<BatchedCall> batch = new ArrayList<>(Math.min(MAX_BATCH, 16));
+        for (BatchedCall c; batch.size() < MAX_BATCH && (c = queue.poll()) != null; ) {
             c.taken = true;
             batch.add(c);
         }
@@ -352,31 +296,26 @@ final class CallBatcher {
         try {
             AbstractPipeline pipeline;
             Object pool = poolOf.apply(redis);
-            ConnectionPool masterPool = lane.master == null ? null : lane.slots.poolOf(lane.master);
+            ConnectionPool masterPool = lane.masterPool();
             if (lane.master != null && masterPool == null) {
                 // A slot map read since these calls queued no longer names this master (it failed and
                 // was replaced): connecting would put it back in the client's node map, and cost a
                 // connect timeout on a host that is down. Each call goes on its own, by the new slot map.
-                for (Call c : batch) {
-                    c.sendAlone = true;
-                }
+                sendEachAlone(batch, null);
                 return false;
             }
             try {
-                pipeline = lane.master == null ? redis.pipelined() : new Pipeline(lane.slots.getConnection(lane.master), true);
+                pipeline = lane.pipelined(redis);
             } catch (RuntimeException noConnection) {
                 if (!CallFailure.isCancellation(noConnection)) {
                     throw noConnection;
                 }
-                if (lane.master != null && CallFailure.isInterruptedWait(noConnection) && !Thread.currentThread().isInterrupted()
-                        && !storeClosed.getAsBoolean() && lane.slots.dropped(lane.master, masterPool)) {
+                if (cluster.poolDropped(lane, masterPool, noConnection)) {
                     // A slot map renewal dropped this master (it failed, and its replica took over) and
                     // closed its pool, which interrupted the wait: nobody cancelled this thread. Nothing
-                    // was sent; each call goes on its own through the cluster client, by the new slot map,
-                    // rather than back to this master's queue.
-                    for (Call c : batch) {
-                        c.sendAlone = true;
-                    }
+                    // was sent; each call goes on its own, by the new slot map, rather than back to this
+                    // master's queue.
+                    sendEachAlone(batch, null);
                     return false;
                 }
                 // This thread was interrupted while it waited for a pooled connection: nothing was sent.
@@ -387,7 +326,7 @@ final class CallBatcher {
                 // send), or Jedis replacing a Sentinel client's pool at a failover (then they go on the
                 // new one); no caller is then left interrupted. That is the only interrupt a virtual
                 // thread sending for a virtual caller (sendShielded) ever meets.
-                for (Call c : batch) {
+                for (BatchedCall c : batch) {
                     c.taken = false;
                     queue.offer(c);
                 }
@@ -398,14 +337,9 @@ final class CallBatcher {
         } catch (RuntimeException | Error batchFailed) {
             if (lane.master != null && CallFailure.sendsAgain(batchFailed)) {
                 // A Cluster master's batch that failed fast (a refused or broken connection): each call
-                // goes on its own through the cluster client, which reads the slot map again and tries
+                // goes on its own through the cluster executor, which reads the slot map again and tries
                 // the master's successor, as it would have for the call unbatched.
-                for (Call c : batch) {
-                    if (c.reply == null && c.failure == null) {
-                        c.sendAlone = true;
-                        c.failure = batchFailed; // sent again within its budget, or failed with this
-                    }
-                }
+                sendEachAlone(batch, batchFailed);
                 return false;
             }
             // An Error too, rather than no answer at all. A LinkageError (a Jedis of another version)
@@ -413,7 +347,7 @@ final class CallBatcher {
             // this thread: its own call gets it, the others a store failure that follows the failure mode.
             Throwable others = batchFailed instanceof Error && !(batchFailed instanceof LinkageError)
                     ? new JedisException("the batch this call went in failed on its sender's thread", batchFailed) : batchFailed;
-            for (Call c : batch) {
+            for (BatchedCall c : batch) {
                 if (c.reply == null && c.failure == null) {
                     c.failure = c.caller == owner ? batchFailed : others;
                 }
@@ -422,14 +356,14 @@ final class CallBatcher {
                 // Redis did not answer for a whole read timeout. The calls queued meanwhile would go to
                 // it batch after batch, each batch waiting out the timeout again (a crowd of 600 waited
                 // 2.4 s on a frozen Redis with a 400 ms timeout): they fail with this batch instead.
-                for (Call c; (c = queue.poll()) != null; ) {
+                for (BatchedCall c; (c = queue.poll()) != null; ) {
                     c.taken = true;
                     c.failure = batchFailed;
                     batch.add(c);
                 }
             }
         } finally {
-            for (Call c : batch) {
+            for (BatchedCall c : batch) {
                 c.done = true;
                 LockSupport.unpark(c.caller);
             }
@@ -437,19 +371,29 @@ final class CallBatcher {
         return false;
     }
 
+    /** Has each call of {@code batch} not yet answered sent on its own by its caller, failing with {@code failure} should its budget be spent. */
+    private static void sendEachAlone(List<BatchedCall> batch, Throwable failure) {
+        for (BatchedCall c : batch) {
+            if (c.reply == null && c.failure == null) {
+                c.sendAlone = true;
+                c.failure = failure;
+            }
+        }
+    }
+
     /**
      * Sends {@code batch} on {@code pipeline} and sets each call's reply or error reply; on a Cluster
      * master ({@code cluster}), a MOVED or ASK reply has its call sent again on its own.
      */
-    private static void send(AbstractPipeline pipeline, List<Call> batch, boolean cluster) {
+    private static void send(AbstractPipeline pipeline, List<BatchedCall> batch, boolean cluster) {
         try (pipeline) {
             List<Response<Object>> replies = new ArrayList<>(batch.size());
-            for (Call c : batch) {
+            for (BatchedCall c : batch) {
                 replies.add(c.function ? pipeline.fcall(c.name, c.keys, c.args) : pipeline.evalsha(c.name, c.keys, c.args));
             }
             pipeline.sync();
             for (int i = 0; i < batch.size(); i++) {
-                Call c = batch.get(i);
+                BatchedCall c = batch.get(i);
                 try {
                     c.reply = replies.get(i).get();
                 } catch (RuntimeException errorReply) {
@@ -461,51 +405,6 @@ final class CallBatcher {
                     }
                 }
             }
-        }
-    }
-
-    /** One queued script call; written by its sender before {@code done} is set. */
-    private static final class Call {
-        final boolean function;
-        final String name;
-        final List<String> keys;
-        final List<String> args;
-        final Thread caller = Thread.currentThread();
-        /** When the call was made (System.nanoTime()): a Cluster call's time budget starts then. */
-        final long madeAt = System.nanoTime();
-        Object reply;
-        /** A RuntimeException or an Error. */
-        Throwable failure;
-        /**
-         * Its caller sends it on its own: a Cluster call redirected, whose batch failed fast, or whose
-         * master's pool a slot map renewal closed; {@link #failure} is what it fails with should its
-         * budget be spent (the redirection, the batch's failure; null).
-         */
-        boolean sendAlone;
-        /** Polled by a sender: its caller now only waits. */
-        volatile boolean taken;
-        volatile boolean done;
-
-        /** FCALL of function {@code name} if {@code function}, else EVALSHA of script {@code name}. */
-        Call(boolean function, String name, List<String> keys, List<String> args) {
-            this.function = function;
-            this.name = name;
-            this.keys = keys;
-            this.args = args;
-        }
-    }
-
-    /** The calls waiting for one server (or one Cluster master), and the batches in flight to it. */
-    private static final class Lane {
-        /** The Cluster master the batches go to, on a connection of {@link #slots}; null: the client's own server. */
-        final HostAndPort master;
-        final NodeRecordingProvider slots;
-        final ConcurrentLinkedQueue<Call> queue = new ConcurrentLinkedQueue<>();
-        final AtomicInteger senders = new AtomicInteger();
-
-        Lane(HostAndPort master, NodeRecordingProvider slots) {
-            this.master = master;
-            this.slots = slots;
         }
     }
 

@@ -48,7 +48,8 @@ import java.util.function.Supplier;
  * cluster executor, which follows MOVED and ASK and tries a call again after a connection failure,
  * is not in a batch's way: a call answered by a redirection, and every call of a batch that failed
  * fast (a connection refused or broken, not a timeout), is sent again on its own by its caller
- * through the cluster client, with the redirections and retries an unbatched call gets. A slot
+ * through a cluster executor, with the redirections and retries an unbatched call gets, within what
+ * is left of the call's time budget ({@link ClusterLanes}). A slot
  * the client's map does not know, and any other client not known to talk to one server (a
  * {@code UnifiedJedis} passed in on a cluster connection provider), is not batched.
  *
@@ -59,7 +60,8 @@ import java.util.function.Supplier;
  * sender interrupted while it waits for a pooled connection has sent nothing: it puts the calls back
  * in the queue and goes on. To a batched caller, an interrupt is never a cancellation: its call is
  * decided, and its interrupt status is restored when it returns (unless the interrupt was a pool's,
- * closing: the store's, or a Sentinel client's replaced at a failover).
+ * closing: the store's, a Sentinel client's replaced at a failover, or a Cluster master's dropped
+ * from the slot map).
  */
 final class CallBatcher {
     /**
